@@ -1,0 +1,46 @@
+import Fastify from 'fastify';
+import {
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { ApiDeps } from './deps.js';
+import { authenticationPlugin } from './plugins/authentication.js';
+import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { jsonOnlyPlugin } from './plugins/json-only.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
+import { apiKeyRoutes } from './routes/api-keys/index.js';
+import { authRoutes } from './routes/auth/index.js';
+import { problemRoutes } from './routes/problems/index.js';
+import { RequestLogController } from './request-logging.js';
+
+/**
+ * The API as a Fastify instance, ready for `listen()` or `inject()`. It opens no
+ * connections of its own: everything it talks to arrives in `deps`.
+ */
+export async function buildApp(deps: ApiDeps) {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: requestIdFrom,
+    logController: new RequestLogController(),
+    trustProxy: deps.config.http.trustProxy,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Cross-cutting behaviour first, so that it covers every route registered after it.
+  await app.register(requestIdPlugin);
+  await app.register(errorHandlerPlugin);
+  await app.register(jsonOnlyPlugin);
+  await app.register(rateLimitPlugin, {
+    redis: deps.redis,
+    keyPrefix: deps.config.redis.keyPrefix,
+  });
+  await app.register(authenticationPlugin, { deps });
+
+  await app.register(authRoutes, { prefix: '/api/auth', deps });
+  await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
+  await app.register(problemRoutes, { prefix: '/problems' });
+  return app;
+}

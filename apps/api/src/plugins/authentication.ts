@@ -1,0 +1,96 @@
+import fastifyJwt from '@fastify/jwt';
+import { AppError } from '@ingest/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ApiDeps } from '../deps.js';
+import { authenticateApiKey } from '../services/api-key-auth.js';
+
+export type Principal =
+  | { via: 'token'; accountId: string }
+  | { via: 'apiKey'; accountId: string; apiKeyId: string; scopes: string[] };
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: { sub: string };
+    user: { sub: string };
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; set by the authenticate hooks below. */
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    /** A hook that requires a bearer JWT. */
+    requireAccount: (request: FastifyRequest) => Promise<void>;
+    /** A hook that takes an `x-api-key` when present, else a bearer JWT. */
+    requireAccountOrKey: (request: FastifyRequest) => Promise<void>;
+  }
+}
+
+export const API_KEY_HEADER = 'x-api-key';
+const ISSUER = 'ingest';
+const AUDIENCE = 'ingest-api';
+
+async function accountFromBearer(request: FastifyRequest): Promise<string> {
+  if (!/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) {
+    throw new AppError('UNAUTHENTICATED', 'Send a bearer token: Authorization: Bearer <token>');
+  }
+  try {
+    const { sub } = await request.jwtVerify<{ sub: string }>();
+    return sub;
+  } catch (error) {
+    // Every verification failure is the caller's: a wrong algorithm included, which
+    // @fastify/jwt would otherwise let through as a 500.
+    const expired = (error as { code?: string }).code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED';
+    throw new AppError(
+      'UNAUTHENTICATED',
+      expired
+        ? 'The token has expired; log in again'
+        : 'The token is malformed, not ours, or not valid',
+    );
+  }
+}
+
+export const authenticationPlugin = fp(
+  async (app: FastifyInstance, { deps }: { deps: ApiDeps }) => {
+    await app.register(fastifyJwt, {
+      secret: deps.config.auth.jwtSecret,
+      sign: {
+        algorithm: 'HS256',
+        expiresIn: deps.config.auth.jwtExpiresInSeconds, // seconds, like jsonwebtoken
+        iss: ISSUER,
+        aud: AUDIENCE,
+      },
+      verify: {
+        algorithms: ['HS256'],
+        allowedIss: ISSUER,
+        allowedAud: AUDIENCE,
+        requiredClaims: ['sub', 'exp', 'iss', 'aud'],
+      },
+    });
+    app.decorateRequest('principal', null);
+
+    app.decorate('requireAccount', async (request: FastifyRequest) => {
+      request.principal = { via: 'token', accountId: await accountFromBearer(request) };
+    });
+
+    app.decorate('requireAccountOrKey', async (request: FastifyRequest) => {
+      const presented = request.headers[API_KEY_HEADER];
+      if (presented === undefined) {
+        request.principal = { via: 'token', accountId: await accountFromBearer(request) };
+        return;
+      }
+      const key = await authenticateApiKey(deps, Array.isArray(presented) ? undefined : presented);
+      request.principal = { via: 'apiKey', ...key };
+    });
+  },
+  { name: 'authentication' },
+);
+
+/** The principal of a request that passed one of the authenticate hooks. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new Error('route is missing an authenticate hook');
+  return request.principal;
+}

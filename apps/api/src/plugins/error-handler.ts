@@ -1,0 +1,95 @@
+import { isAppError, type ErrorCode, type FieldProblem } from '@ingest/contracts';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { sendProblem } from './problem.js';
+
+/** Fastify's own errors that are the client's fault, and the code each one becomes. */
+const FASTIFY_ERROR_CODES: Record<string, { code: ErrorCode; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    detail: 'Send the body as JSON with Content-Type: application/json',
+  },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'PAYLOAD_TOO_LARGE',
+    detail: 'The body is larger than this endpoint accepts',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    code: 'VALIDATION_FAILED',
+    detail: 'Content-Length does not match the body',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    code: 'INVALID_JSON',
+    detail: 'The body is empty; send a JSON object',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    code: 'INVALID_JSON',
+    detail: 'The body is not valid JSON',
+  },
+};
+
+/** `/data/body/3` in the body becomes `data.body.3`; other parts are named: `query.limit`. */
+function fieldPath(instancePath: string, context: string | undefined): string {
+  const path = instancePath.split('/').filter(Boolean).join('.');
+  if (context === undefined || context === 'body') return path;
+  const part = context === 'querystring' ? 'query' : context;
+  return path === '' ? part : `${part}.${path}`;
+}
+
+/** One entry a field: the first problem found with it is the one worth fixing first. */
+export function onePerField(problems: FieldProblem[]): FieldProblem[] {
+  const byPath = new Map<string, FieldProblem>();
+  for (const problem of problems) if (!byPath.has(problem.path)) byPath.set(problem.path, problem);
+  return [...byPath.values()];
+}
+
+function logFailure(request: FastifyRequest, error: unknown): void {
+  request.log.error({ err: error }, 'request failed');
+}
+
+export const errorHandlerPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (isAppError(error)) {
+        if (error.status >= 500) logFailure(request, error);
+        return sendProblem(request, reply, {
+          code: error.code,
+          detail: error.message,
+          errors: error.errors,
+          headers: error.headers,
+          extensions: error.extensions,
+        });
+      }
+      if (hasZodFastifySchemaValidationErrors(error)) {
+        const errors = onePerField(
+          error.validation.map((issue) => ({
+            path: fieldPath(issue.instancePath, error.validationContext),
+            message: issue.message ?? 'is invalid',
+          })),
+        );
+        return sendProblem(request, reply, {
+          code: 'VALIDATION_FAILED',
+          detail: `The request has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}`,
+          errors,
+        });
+      }
+      const known = FASTIFY_ERROR_CODES[error.code];
+      if (known !== undefined) return sendProblem(request, reply, known);
+
+      // Anything else is our fault. Its message may hold internals: log it, never send it.
+      logFailure(request, error);
+      return sendProblem(request, reply, {
+        code: 'INTERNAL_ERROR',
+        detail: 'Something went wrong on our side; quote the requestId when you report it',
+      });
+    });
+
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(request, reply, {
+        code: 'NOT_FOUND',
+        detail: `No route for ${request.method} ${request.url.split('?')[0]}`,
+      }),
+    );
+  },
+  { name: 'error-handler' },
+);

@@ -1,0 +1,56 @@
+// Composition root of the API process: configuration, clients, app, listen, shutdown.
+import { ConfigError, loadApiConfig, type ApiConfig } from '@ingest/config';
+import { checkDatabase, createDatabase } from '@ingest/db';
+import { createLogger } from '@ingest/logger';
+import { checkRedis, connectRedis } from '@ingest/queue';
+import { buildApp } from './app.js';
+
+function loadConfigOrExit(): ApiConfig {
+  try {
+    return loadApiConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
+const config = loadConfigOrExit();
+const logger = createLogger({ level: config.log.level, name: 'api' });
+if (config.auth.usingInsecureDevSecret) {
+  logger.warn(
+    'ALLOW_INSECURE_DEV_SECRET is on: tokens are signed with a public secret; never run this way in production',
+  );
+}
+
+// A service that does not answer is one clear line and exit code 1, not a stack trace.
+try {
+  await Promise.all([checkDatabase(config.database.url), checkRedis(config.redis.url)]);
+} catch (error) {
+  console.error(`api: cannot start: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+const db = createDatabase({ url: config.database.url, poolSize: config.database.poolSize });
+const redis = await connectRedis(config.redis.url, 'producer', 'ingest-api');
+const app = await buildApp({ config, db, redis, logger });
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+  try {
+    await app.close();
+    await db.close();
+    await redis.quit();
+    logger.info('shut down cleanly');
+  } catch (error) {
+    logger.error({ err: error }, 'error while shutting down');
+    process.exitCode = 1;
+  }
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));
+
+await app.listen({ host: config.http.host, port: config.http.port });

@@ -1,0 +1,63 @@
+import { AppError, type ApiKeyCreateRequest } from '@ingest/contracts';
+import type { ApiKey } from '@ingest/db';
+import { v7 as uuidv7 } from 'uuid';
+import type { ApiDeps } from '../deps.js';
+import { displayPrefixOf, generateApiKey, hashApiKey } from './api-key-format.js';
+
+type Deps = Pick<ApiDeps, 'db' | 'config'>;
+
+const activeKeysOf = (accountId: string, now: Date) => ({
+  accountId,
+  revokedAt: null,
+  OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+});
+
+/** Creates a key and returns it with its secret, which is not stored and never shown again. */
+export async function createApiKey(
+  deps: Deps,
+  accountId: string,
+  input: ApiKeyCreateRequest,
+): Promise<{ apiKey: ApiKey; key: string }> {
+  const key = generateApiKey();
+  const apiKey = await deps.db.prisma.$transaction(async (tx) => {
+    // Locking the account row makes concurrent creations count one after another, so
+    // the quota cannot be overrun by a burst.
+    await tx.$executeRaw`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+    const active = await tx.apiKey.count({ where: activeKeysOf(accountId, new Date()) });
+    const quota = deps.config.auth.apiKeyQuota;
+    if (active >= quota) {
+      throw new AppError(
+        'KEY_QUOTA_EXCEEDED',
+        `An account may hold ${quota} active keys; revoke one before creating another`,
+      );
+    }
+    return tx.apiKey.create({
+      data: {
+        id: uuidv7(),
+        accountId,
+        name: input.name,
+        scopes: input.scopes,
+        prefix: displayPrefixOf(key),
+        keyHash: hashApiKey(key),
+        expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt),
+      },
+    });
+  });
+  return { apiKey, key };
+}
+
+export const listApiKeys = (deps: Deps, accountId: string): Promise<ApiKey[]> =>
+  deps.db.prisma.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: 'desc' } });
+
+/** Revokes one of the account's keys. Revoking a revoked key again is a no-op. */
+export async function revokeApiKey(deps: Deps, accountId: string, id: string): Promise<void> {
+  const { prisma } = deps.db;
+  const { count } = await prisma.apiKey.updateMany({
+    where: { id, accountId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  if (count === 1) return;
+  // Another account's key is answered exactly like a missing one.
+  const exists = await prisma.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
+  if (exists === null) throw new AppError('NOT_FOUND', 'No API key with this id');
+}

@@ -1,0 +1,4 @@
+import { defineConfig } from 'tsup';
+import { appBuildOptions } from '../../scripts/tsup-app.js';
+
+export default defineConfig(appBuildOptions(import.meta.dirname, 'src/server.ts'));

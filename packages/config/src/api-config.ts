@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { envBoolean, envInteger } from './env-fields.js';
+import { SharedEnvSchema, sharedSettings } from './shared-env.js';
+
+const MIN_SECRET_BYTES = 32;
+/**
+ * The secret used when ALLOW_INSECURE_DEV_SECRET=true and JWT_SECRET is unset. Being in
+ * the source, it is public: the service refuses it unless that setting is on.
+ */
+export const INSECURE_DEV_JWT_SECRET = 'insecure-development-secret-do-not-use-in-production';
+
+const JwtSecretSchema = z
+  .string()
+  .refine(
+    (secret) => Buffer.byteLength(secret) >= MIN_SECRET_BYTES,
+    `must be at least ${MIN_SECRET_BYTES} bytes`,
+  );
+
+const ApiEnvSchema = SharedEnvSchema.extend({
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  PORT: envInteger(3000, { min: 0, max: 65535 }),
+  TRUST_PROXY: envBoolean(false),
+  JWT_SECRET: JwtSecretSchema.optional(),
+  ALLOW_INSECURE_DEV_SECRET: envBoolean(false),
+  JWT_EXPIRES_IN_SECONDS: envInteger(3600, { min: 60, max: 30 * 24 * 3600 }),
+  API_KEY_QUOTA: envInteger(50, { min: 1, max: 10_000 }),
+  AUTH_BODY_LIMIT_BYTES: envInteger(16 * 1024, { min: 1024, max: 1024 * 1024 }),
+  RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: envInteger(20, { min: 1 }),
+  RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: envInteger(30, { min: 1 }),
+  RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: envInteger(10, { min: 1 }),
+})
+  // `when` makes these run even when other variables are bad, so that one message lists
+  // every problem; they read only the two variables they are about.
+  .refine((env) => env.JWT_SECRET !== undefined || env.ALLOW_INSECURE_DEV_SECRET === true, {
+    path: ['JWT_SECRET'],
+    message: `is required (at least ${MIN_SECRET_BYTES} bytes; for local development only, ALLOW_INSECURE_DEV_SECRET=true uses a public default)`,
+    when: () => true,
+  })
+  .refine(
+    (env) => env.JWT_SECRET !== INSECURE_DEV_JWT_SECRET || env.ALLOW_INSECURE_DEV_SECRET === true,
+    {
+      path: ['JWT_SECRET'],
+      message: 'is the public development secret; set a secret of your own',
+      when: () => true,
+    },
+  );
+
+export const apiConfigFromEnv = ApiEnvSchema.transform((env) => ({
+  ...sharedSettings(env),
+  http: { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
+  auth: {
+    jwtSecret: env.JWT_SECRET ?? INSECURE_DEV_JWT_SECRET,
+    usingInsecureDevSecret:
+      env.JWT_SECRET === undefined || env.JWT_SECRET === INSECURE_DEV_JWT_SECRET,
+    jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,
+    apiKeyQuota: env.API_KEY_QUOTA,
+  },
+  limits: {
+    authBodyBytes: env.AUTH_BODY_LIMIT_BYTES,
+    registerPerIpPerHour: env.RATE_LIMIT_REGISTER_PER_IP_PER_HOUR,
+    loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,
+    loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+  },
+}));
+
+export type ApiConfig = z.output<typeof apiConfigFromEnv>;

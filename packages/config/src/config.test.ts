@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, INSECURE_DEV_JWT_SECRET, loadApiConfig, loadWorkerConfig } from './index.js';
+
+const SECRET = 's'.repeat(32);
+
+describe('loadApiConfig', () => {
+  it('uses the local defaults when only a secret is given', () => {
+    const config = loadApiConfig({ JWT_SECRET: SECRET });
+    expect(config.database.url).toBe('postgresql://postgres:postgres@127.0.0.1:5432/ingest');
+    expect(config.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, trustProxy: false });
+    expect(config.auth).toMatchObject({
+      jwtSecret: SECRET,
+      jwtExpiresInSeconds: 3600,
+      apiKeyQuota: 50,
+      usingInsecureDevSecret: false,
+    });
+    expect(config.limits.authBodyBytes).toBe(16 * 1024);
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadApiConfig({ JWT_SECRET: SECRET, PORT: '', LOG_LEVEL: '' }).http.port).toBe(3000);
+  });
+
+  it('reads typed values', () => {
+    const config = loadApiConfig({
+      JWT_SECRET: SECRET,
+      PORT: '8080',
+      TRUST_PROXY: 'true',
+      API_KEY_QUOTA: '7',
+    });
+    expect(config.http.port).toBe(8080);
+    expect(config.http.trustProxy).toBe(true);
+    expect(config.auth.apiKeyQuota).toBe(7);
+  });
+
+  it('lists every problem in one error', () => {
+    let error: unknown;
+    try {
+      loadApiConfig({
+        JWT_SECRET: 'short',
+        PORT: '99999',
+        TRUST_PROXY: 'maybe',
+        REDIS_URL: 'http://x',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems } = error as ConfigError;
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/JWT_SECRET must be at least 32 bytes/);
+    expect(problems.join('\n')).toMatch(/PORT/);
+    expect(problems.join('\n')).toMatch(/TRUST_PROXY must be true or false/);
+    expect(problems.join('\n')).toMatch(/REDIS_URL must start with redis:\/\/ or rediss:\/\//);
+  });
+
+  it('refuses a missing secret and the public development secret', () => {
+    expect(() => loadApiConfig({})).toThrow(/JWT_SECRET is required/);
+    expect(() => loadApiConfig({ JWT_SECRET: INSECURE_DEV_JWT_SECRET })).toThrow(
+      /public development secret/,
+    );
+  });
+
+  it('allows the development secret only when ALLOW_INSECURE_DEV_SECRET is set', () => {
+    const config = loadApiConfig({ ALLOW_INSECURE_DEV_SECRET: 'true' });
+    expect(config.auth.jwtSecret).toBe(INSECURE_DEV_JWT_SECRET);
+    expect(config.auth.usingInsecureDevSecret).toBe(true);
+  });
+});
+
+describe('loadWorkerConfig', () => {
+  it('needs no secret', () => {
+    expect(loadWorkerConfig({}).database.poolSize).toBe(10);
+  });
+});

@@ -1,0 +1,16 @@
+import { apiConfigFromEnv, type ApiConfig } from './api-config.js';
+import { loadConfig, type Env } from './load-config.js';
+import { workerConfigFromEnv, type WorkerConfig } from './worker-config.js';
+
+export { ConfigError, type Env } from './load-config.js';
+export { INSECURE_DEV_JWT_SECRET, type ApiConfig } from './api-config.js';
+export type { WorkerConfig } from './worker-config.js';
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './shared-env.js';
+export { LOG_LEVELS, type LogLevel } from './env-fields.js';
+
+// The only reads of process.env in the code base: each composition root calls one of
+// these once at start-up. Tests pass an explicit environment instead.
+export const loadApiConfig = (env: Env = process.env): ApiConfig =>
+  loadConfig(apiConfigFromEnv, env);
+export const loadWorkerConfig = (env: Env = process.env): WorkerConfig =>
+  loadConfig(workerConfigFromEnv, env);

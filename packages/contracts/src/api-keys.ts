@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { SCOPES } from './scopes.js';
+import { trimmedText } from './safe-text.js';
+
+export const ScopeSchema = z.enum(SCOPES, {
+  error: () => `must be one of: ${SCOPES.join(', ')}`,
+});
+
+export const ApiKeyCreateRequestSchema = z
+  .strictObject({
+    name: trimmedText(1, 100),
+    // Duplicates are folded rather than refused: asking twice for a scope is harmless.
+    scopes: z
+      .array(ScopeSchema)
+      .min(1, 'must name at least one scope')
+      .max(SCOPES.length * 4)
+      .transform((scopes) => [...new Set(scopes)]),
+    expiresAt: z.iso
+      .datetime({
+        offset: true,
+        error: 'must be an ISO 8601 date-time, such as 2027-01-31T00:00:00Z',
+      })
+      .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+      .optional(),
+  })
+  .meta({ id: 'ApiKeyCreateRequest' });
+export type ApiKeyCreateRequest = z.infer<typeof ApiKeyCreateRequestSchema>;
+
+const ApiKeyFields = {
+  id: z.uuid(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  prefix: z.string().meta({ description: 'The start of the key, not secret, to tell keys apart' }),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime().nullable(),
+};
+
+export const ApiKeyCreatedSchema = z
+  .object({
+    ...ApiKeyFields,
+    key: z.string().meta({ description: 'The secret key, shown this once only' }),
+  })
+  .meta({ id: 'ApiKeyCreated' });
+export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
+
+export const ApiKeySummarySchema = z
+  .object({
+    ...ApiKeyFields,
+    lastUsedAt: z.iso.datetime().nullable().meta({
+      description: 'When the key last authenticated a request, to within a minute',
+    }),
+    revokedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'ApiKeySummary' });
+export type ApiKeySummary = z.infer<typeof ApiKeySummarySchema>;
+
+export const ApiKeyListSchema = z
+  .object({ items: z.array(ApiKeySummarySchema) })
+  .meta({ id: 'ApiKeyList' });
+export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
+
+export const ApiKeyIdParamsSchema = z.object({ id: z.uuid({ error: 'must be a UUID' }) });

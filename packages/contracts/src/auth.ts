@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { hasNoNul, NO_NUL_MESSAGE, trimmedText } from './safe-text.js';
+
+export const HANDLE_PATTERN = /^[a-z0-9_]{3,30}$/;
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 256;
+
+// Stored lower-cased so that the unique index makes addresses unique ignoring case.
+const EmailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .toLowerCase()
+  .pipe(z.email({ error: 'must be a valid email address' }));
+
+// Handles are case-insensitive: `Alice_1` is stored and shown as `alice_1`.
+const HandleSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(HANDLE_PATTERN, 'must be 3-30 characters of a-z, 0-9 and _');
+
+const PasswordSchema = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)
+  .refine(hasNoNul, NO_NUL_MESSAGE);
+
+export const RegisterRequestSchema = z
+  .strictObject({
+    email: EmailSchema,
+    password: PasswordSchema,
+    handle: HandleSchema,
+    name: trimmedText(1, 100),
+  })
+  .meta({ id: 'RegisterRequest' });
+export type RegisterRequest = z.infer<typeof RegisterRequestSchema>;
+
+// Login does not re-check the password rules: a wrong password is INVALID_CREDENTIALS,
+// whatever its shape, so the answer reveals nothing about the rules an account met.
+export const LoginRequestSchema = z
+  .strictObject({
+    email: z.string().trim().toLowerCase().min(1).max(254),
+    password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+  })
+  .meta({ id: 'LoginRequest' });
+export type LoginRequest = z.infer<typeof LoginRequestSchema>;
+
+export const AccountSchema = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    handle: z.string(),
+    name: z.string(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Account' });
+export type Account = z.infer<typeof AccountSchema>;
+
+export const AuthResponseSchema = z
+  .object({
+    account: AccountSchema,
+    token: z.string().meta({ description: 'A bearer JWT (HS256) for `Authorization: Bearer`' }),
+  })
+  .meta({ id: 'AuthResponse' });
+export type AuthResponse = z.infer<typeof AuthResponseSchema>;

@@ -1,0 +1,32 @@
+/**
+ * Every error the API can answer with. The code is the stable name clients branch on;
+ * status and title go into the problem document. Codes are part of the public contract:
+ * add new ones, never rename or reuse one.
+ */
+export const ERROR_CODES = {
+  VALIDATION_FAILED: { status: 400, title: 'The request is not valid' },
+  INVALID_JSON: { status: 400, title: 'The body is not valid JSON' },
+  UNAUTHENTICATED: { status: 401, title: 'Authentication is required' },
+  INVALID_CREDENTIALS: { status: 401, title: 'Email or password is wrong' },
+  FORBIDDEN: { status: 403, title: 'Not allowed' },
+  INSUFFICIENT_SCOPE: { status: 403, title: 'The API key lacks the scope this needs' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  EMAIL_TAKEN: { status: 409, title: 'The email is already registered' },
+  HANDLE_TAKEN: { status: 409, title: 'The handle is already taken' },
+  KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'The body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The body must be application/json' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  UNAVAILABLE: { status: 503, title: 'The service is temporarily unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+
+/** The problem type URI of a code, relative to the service: `/problems/validation-failed`. */
+export const problemTypeOf = (code: ErrorCode): string =>
+  `/problems/${code.toLowerCase().replaceAll('_', '-')}`;

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+export const FieldProblemSchema = z.object({
+  path: z
+    .string()
+    .meta({ description: 'Dot path of the field, such as `data.title` or `scopes.1`' }),
+  message: z.string(),
+});
+export type FieldProblem = z.infer<typeof FieldProblemSchema>;
+
+/**
+ * The one error shape: RFC 9457 problem details, served as application/problem+json,
+ * plus `message` (which clients of the original spec read), a stable `code` and the
+ * request id to quote to an operator.
+ */
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    message: z.string(),
+    code: z.string(),
+    requestId: z.string(),
+    instance: z.string().optional(),
+    errors: z.array(FieldProblemSchema).optional(),
+  })
+  .meta({ id: 'Problem' });
+export type Problem = z.infer<typeof ProblemSchema>;
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -1,0 +1,13 @@
+export { ERROR_CODES, isErrorCode, problemTypeOf, type ErrorCode } from './errors/error-codes.js';
+export { AppError, isAppError, type AppErrorOptions } from './errors/app-error.js';
+export {
+  FieldProblemSchema,
+  PROBLEM_CONTENT_TYPE,
+  ProblemSchema,
+  type FieldProblem,
+  type Problem,
+} from './errors/problem.js';
+export { hasNoNul, NO_NUL_MESSAGE, trimmedText } from './safe-text.js';
+export * from './scopes.js';
+export * from './auth.js';
+export * from './api-keys.js';

@@ -1,0 +1,41 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from './generated/prisma/client.js';
+
+export interface DatabaseOptions {
+  url: string;
+  poolSize: number;
+  /** How long a query may wait for a free connection before failing, in ms. */
+  connectionTimeoutMs?: number;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  /** The pool Prisma queries through, for the few statements that need raw SQL. */
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/**
+ * A Prisma client on the Rust-free runtime: queries are compiled in WebAssembly and run
+ * through node-postgres, so no native engine is needed anywhere.
+ */
+export function createDatabase(options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+  });
+  // An idle client that loses its server emits 'error' on the pool; without a listener
+  // that would crash the process. The next query reconnects or reports the failure.
+  pool.on('error', () => {});
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    pool,
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

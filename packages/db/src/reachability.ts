@@ -1,0 +1,45 @@
+import pg from 'pg';
+
+/** `postgresql://user:***@host:5432/db`: a URL fit for a log line or an error message. */
+export function describeDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+const UNDEFINED_DATABASE = '3D000';
+
+/**
+ * Resolves when PostgreSQL answers `SELECT 1` within `timeoutMs`; otherwise rejects with
+ * an Error whose message is one line saying what is wrong and how to fix it.
+ */
+export async function checkDatabase(url: string, timeoutMs = 3_000): Promise<void> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const where = describeDatabaseUrl(url);
+    if (code === UNDEFINED_DATABASE) {
+      throw new Error(
+        `PostgreSQL at ${where}: the database does not exist; create it with \`pnpm db:migrate\``,
+      );
+    }
+    const reason = code ?? (error as Error).message;
+    throw new Error(
+      `PostgreSQL at ${where} is not answering (${reason}); start it (\`docker compose up -d postgres\`, or your system's service manager) or set DATABASE_URL`,
+    );
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
