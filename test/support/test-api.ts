@@ -4,7 +4,8 @@ import type { ApiDeps } from '@ingest/api/deps';
 import { loadApiConfig, type Env } from '@ingest/config';
 import { createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
-import { connectRedis } from '@ingest/queue';
+import { connectRedis, createContentQueue } from '@ingest/queue';
+import { createEventWaiter } from '@ingest/api/event-waiter';
 import { newTestTag, testEnv } from './test-env.js';
 
 export type TestApp = Awaited<ReturnType<typeof buildApp>>;
@@ -34,9 +35,15 @@ export async function startTestApi(
     },
   });
   const logger = createLogger({ level: config.log.level, name: 'api', destination });
-  const db = createDatabase({ url: config.database.url, poolSize: config.database.poolSize });
+  const db = createDatabase({
+    url: config.database.url,
+    poolSize: config.database.poolSize,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+  });
   const redis = await connectRedis(config.redis.url, 'producer', `test-api-${tag}`);
-  const deps: ApiDeps = { config, db, redis, logger };
+  const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
+  const waiter = createEventWaiter(config.database.url, logger);
+  const deps: ApiDeps = { config, db, redis, queue, waiter, logger };
   const app = await buildApp(deps);
   beforeReady?.(app);
   await app.ready();
@@ -47,6 +54,8 @@ export async function startTestApi(
     logLines,
     async close() {
       await app.close();
+      await waiter.close();
+      await queue.close();
       await db.prisma.account.deleteMany({ where: { email: { endsWith: `@${tag}.test` } } });
       const keys = await redis.keys(`${config.redis.keyPrefix}:*`);
       if (keys.length > 0) await redis.del(...keys);

@@ -12,6 +12,8 @@ import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
 import { authRoutes } from './routes/auth/index.js';
+import { contentRoutes } from './routes/content/index.js';
+import { readRoutes } from './routes/reads/index.js';
 import { problemRoutes } from './routes/problems/index.js';
 import { RequestLogController } from './request-logging.js';
 
@@ -41,6 +43,8 @@ export async function buildApp(deps: ApiDeps) {
 
   await app.register(authRoutes, { prefix: '/api/auth', deps });
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
+  await app.register(contentRoutes, { prefix: '/api/webhooks/content', deps });
+  await app.register(readRoutes, { prefix: '/api', deps });
   await app.register(problemRoutes, { prefix: '/problems' });
   return app;
 }

@@ -1,7 +1,9 @@
 import type { ApiConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
+import type { ContentQueue } from '@ingest/queue';
 import type { Redis } from 'ioredis';
+import type { EventWaiter } from './services/event-waiter.js';
 
 /** Everything the API needs from outside; server.ts builds it, tests build their own. */
 export interface ApiDeps {
@@ -9,5 +11,9 @@ export interface ApiDeps {
   db: Database;
   /** A fail-fast (producer) connection, for rate limiting. */
   redis: Redis;
+  /** The content-events queue, on the same fail-fast connection. */
+  queue: ContentQueue;
+  /** Lets `Prefer: wait` requests hear when their event is finished. */
+  waiter: EventWaiter;
   logger: Logger;
 }

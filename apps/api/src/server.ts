@@ -2,8 +2,9 @@
 import { ConfigError, loadApiConfig, type ApiConfig } from '@ingest/config';
 import { checkDatabase, createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
-import { checkRedis, connectRedis } from '@ingest/queue';
+import { checkRedis, connectRedis, createContentQueue } from '@ingest/queue';
 import { buildApp } from './app.js';
+import { createEventWaiter } from './services/event-waiter.js';
 
 function loadConfigOrExit(): ApiConfig {
   try {
@@ -31,9 +32,16 @@ try {
   process.exit(1);
 }
 
-const db = createDatabase({ url: config.database.url, poolSize: config.database.poolSize });
+const db = createDatabase({
+  url: config.database.url,
+  poolSize: config.database.poolSize,
+  statementTimeoutMs: config.database.statementTimeoutMs,
+});
 const redis = await connectRedis(config.redis.url, 'producer', 'ingest-api');
-const app = await buildApp({ config, db, redis, logger });
+// Enqueueing fails fast when Redis is away; the outbox reconciler catches up later.
+const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
+const waiter = createEventWaiter(config.database.url, logger);
+const app = await buildApp({ config, db, redis, queue, waiter, logger });
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
@@ -42,6 +50,8 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
   try {
     await app.close();
+    await waiter.close();
+    await queue.close();
     await db.close();
     await redis.quit();
     logger.info('shut down cleanly');

@@ -1,13 +1,18 @@
 import { z } from 'zod';
+import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
 import { envInteger, envLogLevel, envUrl } from './env-fields.js';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
-/** Settings every process shares: where PostgreSQL and Redis are, and how much to log. */
-export const SharedEnvSchema = z.object({
+/**
+ * Settings every process shares: where PostgreSQL and Redis are, how much to log, the
+ * content limits, and how queued jobs are retried and kept.
+ */
+export const SharedEnvSchema = ContentEnvSchema.extend({
   DATABASE_URL: envUrl(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:']),
   DATABASE_POOL_SIZE: envInteger(10, { min: 1, max: 200 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: envInteger(10_000, { min: 100 }),
   REDIS_URL: envUrl(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
   /** Prefix of every Redis key this deployment writes; lets environments share a server. */
   REDIS_KEY_PREFIX: z
@@ -15,12 +20,27 @@ export const SharedEnvSchema = z.object({
     .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -')
     .default('ingest'),
   LOG_LEVEL: envLogLevel,
+  JOB_ATTEMPTS: envInteger(8, { min: 1, max: 100 }),
+  JOB_BACKOFF_MS: envInteger(1_000, { min: 10 }),
+  JOB_KEEP_COMPLETED_SECONDS: envInteger(3_600, { min: 0 }),
+  JOB_KEEP_FAILED_SECONDS: envInteger(7 * 24 * 3_600, { min: 0 }),
 });
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
   return {
-    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+    database: {
+      url: env.DATABASE_URL,
+      poolSize: env.DATABASE_POOL_SIZE,
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    },
     redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX },
     log: { level: env.LOG_LEVEL },
+    content: contentLimitsFrom(env),
+    jobs: {
+      attempts: env.JOB_ATTEMPTS,
+      backoffMs: env.JOB_BACKOFF_MS,
+      keepCompletedSeconds: env.JOB_KEEP_COMPLETED_SECONDS,
+      keepFailedSeconds: env.JOB_KEEP_FAILED_SECONDS,
+    },
   };
 }

@@ -7,7 +7,18 @@ export {
   type FieldProblem,
   type Problem,
 } from './errors/problem.js';
-export { hasNoNul, NO_NUL_MESSAGE, trimmedText } from './safe-text.js';
+export {
+  hasNoNul,
+  isWellFormedText,
+  NO_NUL_MESSAGE,
+  storableText,
+  trimmedText,
+  WELL_FORMED_MESSAGE,
+} from './safe-text.js';
 export * from './scopes.js';
 export * from './auth.js';
 export * from './api-keys.js';
+export * from './content-limits.js';
+export * from './events.js';
+export * from './receipts.js';
+export * from './reads.js';

@@ -7,6 +7,8 @@ export interface DatabaseOptions {
   poolSize: number;
   /** How long a query may wait for a free connection before failing, in ms. */
   connectionTimeoutMs?: number;
+  /** PostgreSQL cancels any statement running longer than this, in ms. */
+  statementTimeoutMs?: number;
 }
 
 export interface Database {
@@ -25,6 +27,9 @@ export function createDatabase(options: DatabaseOptions): Database {
     connectionString: options.url,
     max: options.poolSize,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+    ...(options.statementTimeoutMs === undefined
+      ? {}
+      : { statement_timeout: options.statementTimeoutMs }),
   });
   // An idle client that loses its server emits 'error' on the pool; without a listener
   // that would crash the process. The next query reconnects or reports the failure.

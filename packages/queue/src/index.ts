@@ -1,2 +1,16 @@
 export { connectRedis, createRedisConnection, type RedisRole } from './redis-connection.js';
 export { checkRedis, describeRedisUrl } from './reachability.js';
+export {
+  CONTENT_EVENTS_QUEUE,
+  ContentJobDataSchema,
+  contentJobOptions,
+  isContentJobName,
+  type ContentJobData,
+  type JobPolicy,
+} from './job-registry.js';
+export {
+  bullPrefix,
+  createContentQueue,
+  enqueueContentEvent,
+  type ContentQueue,
+} from './content-queue.js';

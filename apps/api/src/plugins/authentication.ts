@@ -3,7 +3,7 @@ import { AppError } from '@ingest/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ApiDeps } from '../deps.js';
-import { authenticateApiKey } from '../services/api-key-auth.js';
+import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../services/api-key-auth.js';
 
 export type Principal =
   | { via: 'token'; accountId: string }
@@ -26,6 +26,9 @@ declare module 'fastify' {
     requireAccount: (request: FastifyRequest) => Promise<void>;
     /** A hook that takes an `x-api-key` when present, else a bearer JWT. */
     requireAccountOrKey: (request: FastifyRequest) => Promise<void>;
+    /** A hook that requires an `x-api-key`. */
+    requireApiKey: (request: FastifyRequest) => Promise<void>;
+    apiKeys: ApiKeyAuthenticator;
   }
 }
 
@@ -71,19 +74,28 @@ export const authenticationPlugin = fp(
       },
     });
     app.decorateRequest('principal', null);
+    const apiKeys = createApiKeyAuthenticator(deps);
+    app.decorate('apiKeys', apiKeys);
+
+    async function principalFromKey(request: FastifyRequest): Promise<Principal> {
+      const presented = request.headers[API_KEY_HEADER];
+      const key = await apiKeys.authenticate(Array.isArray(presented) ? undefined : presented);
+      return { via: 'apiKey', ...key };
+    }
 
     app.decorate('requireAccount', async (request: FastifyRequest) => {
       request.principal = { via: 'token', accountId: await accountFromBearer(request) };
     });
 
     app.decorate('requireAccountOrKey', async (request: FastifyRequest) => {
-      const presented = request.headers[API_KEY_HEADER];
-      if (presented === undefined) {
-        request.principal = { via: 'token', accountId: await accountFromBearer(request) };
-        return;
-      }
-      const key = await authenticateApiKey(deps, Array.isArray(presented) ? undefined : presented);
-      request.principal = { via: 'apiKey', ...key };
+      request.principal =
+        request.headers[API_KEY_HEADER] === undefined
+          ? { via: 'token', accountId: await accountFromBearer(request) }
+          : await principalFromKey(request);
+    });
+
+    app.decorate('requireApiKey', async (request: FastifyRequest) => {
+      request.principal = await principalFromKey(request);
     });
   },
   { name: 'authentication' },
@@ -93,4 +105,20 @@ export const authenticationPlugin = fp(
 export function principalOf(request: FastifyRequest): Principal {
   if (request.principal === null) throw new Error('route is missing an authenticate hook');
   return request.principal;
+}
+
+/**
+ * Throws 403 INSUFFICIENT_SCOPE unless the caller holds one of `scopes`. A bearer token
+ * is the account itself and holds every scope.
+ */
+export function requireScope(
+  principal: Principal,
+  scopes: readonly string[],
+  needed = scopes[0],
+): void {
+  if (principal.via === 'token') return;
+  if (scopes.some((scope) => principal.scopes.includes(scope))) return;
+  throw new AppError('INSUFFICIENT_SCOPE', `This needs an API key with the scope ${needed}`, {
+    extensions: { requiredScopes: [...scopes] },
+  });
 }

@@ -1,8 +1,9 @@
 import { AppError } from '@ingest/contracts';
+import { LRUCache } from 'lru-cache';
 import type { ApiDeps } from '../deps.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'logger'>;
+type Deps = Pick<ApiDeps, 'db' | 'logger' | 'config'>;
 
 export interface AuthenticatedKey {
   apiKeyId: string;
@@ -10,37 +11,87 @@ export interface AuthenticatedKey {
   scopes: string[];
 }
 
+interface CachedKey extends AuthenticatedKey {
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
 /** lastUsedAt is kept to the minute: writing it on every request would cost a write each. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+const MAX_CACHED_KEYS = 100_000;
+/** Stands for "no such key" in the cache, so a bot hammering with a dead key costs no reads. */
+const UNKNOWN: CachedKey = {
+  apiKeyId: '',
+  accountId: '',
+  scopes: [],
+  expiresAt: null,
+  revoked: true,
+};
 
 const refused = () =>
   new AppError('UNAUTHENTICATED', 'The API key is missing, invalid, revoked or expired');
 
-/**
- * The key behind an `x-api-key` value. Missing, malformed, unknown, revoked and expired
- * keys are all the same 401: the answer tells a caller nothing about which keys exist.
- */
-export async function authenticateApiKey(
-  deps: Deps,
-  presented: string | undefined,
-  now = new Date(),
-): Promise<AuthenticatedKey> {
-  if (presented === undefined || !isWellFormedApiKey(presented)) throw refused();
-  const apiKey = await deps.db.prisma.apiKey.findUnique({
-    where: { keyHash: hashApiKey(presented) },
-  });
-  if (apiKey === null || apiKey.revokedAt !== null) throw refused();
-  if (apiKey.expiresAt !== null && apiKey.expiresAt <= now) throw refused();
+export interface ApiKeyAuthenticator {
+  /**
+   * The key behind an `x-api-key` value. Missing, malformed, unknown, revoked and
+   * expired keys are all the same 401: the answer tells nothing about which keys exist.
+   */
+  authenticate(presented: string | undefined): Promise<AuthenticatedKey>;
+  /** Drops a key from this instance's cache at once (after a revocation here). */
+  forget(keyHash: Uint8Array): void;
+}
 
-  if (
-    apiKey.lastUsedAt === null ||
-    now.getTime() - apiKey.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS
-  ) {
-    deps.db.prisma.apiKey
-      .update({ where: { id: apiKey.id }, data: { lastUsedAt: now } })
-      .catch((error: unknown) =>
-        deps.logger.warn({ err: error, apiKeyId: apiKey.id }, 'could not record key use'),
-      );
+/**
+ * Keys are high-entropy, so a SHA-256 lookup is enough (no memory-hard hash per
+ * request), and the result is cached in memory for API_KEY_CACHE_TTL_MS (1 s by
+ * default): a revocation takes effect within that time on every API instance, and at
+ * once on the instance that revoked.
+ */
+export function createApiKeyAuthenticator(deps: Deps): ApiKeyAuthenticator {
+  const ttl = deps.config.auth.apiKeyCacheTtlMs;
+  const cache =
+    ttl > 0 ? new LRUCache<string, CachedKey>({ max: MAX_CACHED_KEYS, ttl }) : undefined;
+  const keyOf = (hash: Uint8Array) => Buffer.from(hash).toString('base64');
+
+  async function load(hash: Uint8Array<ArrayBuffer>, now: Date): Promise<CachedKey> {
+    const apiKey = await deps.db.prisma.apiKey.findUnique({ where: { keyHash: hash } });
+    if (apiKey === null) return UNKNOWN;
+    if (
+      apiKey.lastUsedAt === null ||
+      now.getTime() - apiKey.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS
+    ) {
+      deps.db.prisma.apiKey
+        .update({ where: { id: apiKey.id }, data: { lastUsedAt: now } })
+        .catch((error: unknown) =>
+          deps.logger.warn({ err: error, apiKeyId: apiKey.id }, 'could not record key use'),
+        );
+    }
+    return {
+      apiKeyId: apiKey.id,
+      accountId: apiKey.accountId,
+      scopes: apiKey.scopes,
+      expiresAt: apiKey.expiresAt?.getTime() ?? null,
+      revoked: apiKey.revokedAt !== null,
+    };
   }
-  return { apiKeyId: apiKey.id, accountId: apiKey.accountId, scopes: apiKey.scopes };
+
+  return {
+    async authenticate(presented) {
+      if (presented === undefined || !isWellFormedApiKey(presented)) throw refused();
+      const now = new Date();
+      const hash = hashApiKey(presented);
+      const cacheKey = keyOf(hash);
+      let key = cache?.get(cacheKey);
+      if (key === undefined) {
+        key = await load(hash, now);
+        cache?.set(cacheKey, key);
+      }
+      if (key.revoked || (key.expiresAt !== null && key.expiresAt <= now.getTime()))
+        throw refused();
+      return { apiKeyId: key.apiKeyId, accountId: key.accountId, scopes: key.scopes };
+    },
+    forget(keyHash) {
+      cache?.delete(keyOf(keyHash));
+    },
+  };
 }

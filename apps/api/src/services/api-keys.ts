@@ -49,15 +49,23 @@ export async function createApiKey(
 export const listApiKeys = (deps: Deps, accountId: string): Promise<ApiKey[]> =>
   deps.db.prisma.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: 'desc' } });
 
-/** Revokes one of the account's keys. Revoking a revoked key again is a no-op. */
-export async function revokeApiKey(deps: Deps, accountId: string, id: string): Promise<void> {
+/**
+ * Revokes one of the account's keys and returns its hash, so the caller can drop it from
+ * caches. Revoking a revoked key again is a no-op.
+ */
+export async function revokeApiKey(deps: Deps, accountId: string, id: string): Promise<Uint8Array> {
   const { prisma } = deps.db;
-  const { count } = await prisma.apiKey.updateMany({
-    where: { id, accountId, revokedAt: null },
-    data: { revokedAt: new Date() },
-  });
-  if (count === 1) return;
   // Another account's key is answered exactly like a missing one.
-  const exists = await prisma.apiKey.findFirst({ where: { id, accountId }, select: { id: true } });
-  if (exists === null) throw new AppError('NOT_FOUND', 'No API key with this id');
+  const apiKey = await prisma.apiKey.findFirst({
+    where: { id, accountId },
+    select: { keyHash: true, revokedAt: true },
+  });
+  if (apiKey === null) throw new AppError('NOT_FOUND', 'No API key with this id');
+  if (apiKey.revokedAt === null) {
+    await prisma.apiKey.updateMany({
+      where: { id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+  }
+  return apiKey.keyHash;
 }

@@ -6,19 +6,23 @@
 export const ERROR_CODES = {
   VALIDATION_FAILED: { status: 400, title: 'The request is not valid' },
   INVALID_JSON: { status: 400, title: 'The body is not valid JSON' },
+  UNKNOWN_EVENT: { status: 400, title: 'The event is not one this service handles' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication is required' },
   INVALID_CREDENTIALS: { status: 401, title: 'Email or password is wrong' },
   FORBIDDEN: { status: 403, title: 'Not allowed' },
   INSUFFICIENT_SCOPE: { status: 403, title: 'The API key lacks the scope this needs' },
   NOT_FOUND: { status: 404, title: 'Not found' },
+  ARTICLE_NOT_FOUND: { status: 404, title: 'No such article of yours' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   EMAIL_TAKEN: { status: 409, title: 'The email is already registered' },
   HANDLE_TAKEN: { status: 409, title: 'The handle is already taken' },
   KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
+  SLUG_TAKEN: { status: 409, title: 'The slug is already taken' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The body must be application/json' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  PROCESSING_FAILED: { status: 500, title: 'The event could not be applied' },
   UNAVAILABLE: { status: 503, title: 'The service is temporarily unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -11,10 +11,11 @@ export type FieldProblem = z.infer<typeof FieldProblemSchema>;
 /**
  * The one error shape: RFC 9457 problem details, served as application/problem+json,
  * plus `message` (which clients of the original spec read), a stable `code` and the
- * request id to quote to an operator.
+ * request id to quote to an operator. Some codes add members of their own (RFC 9457
+ * extensions), such as `eventId` on a rejected event.
  */
 export const ProblemSchema = z
-  .object({
+  .looseObject({
     type: z.string(),
     title: z.string(),
     status: z.number().int(),
@@ -22,8 +23,11 @@ export const ProblemSchema = z
     message: z.string(),
     code: z.string(),
     requestId: z.string(),
-    instance: z.string().optional(),
+    instance: z.string().optional().meta({ description: 'The receipt of a rejected event' }),
+    eventId: z.uuid().optional().meta({ description: 'Id of the rejected event, for its receipt' }),
     errors: z.array(FieldProblemSchema).optional(),
+    supportedEvents: z.array(z.string()).optional().meta({ description: 'With UNKNOWN_EVENT' }),
+    requiredScopes: z.array(z.string()).optional().meta({ description: 'With INSUFFICIENT_SCOPE' }),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof ProblemSchema>;

@@ -65,7 +65,8 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
       },
     },
     async (request, reply) => {
-      await revokeApiKey(deps, principalOf(request).accountId, request.params.id);
+      const keyHash = await revokeApiKey(deps, principalOf(request).accountId, request.params.id);
+      app.apiKeys.forget(keyHash);
       return reply.code(204).send(null);
     },
   );

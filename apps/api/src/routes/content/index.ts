@@ -1,0 +1,135 @@
+import {
+  AcceptedEventSchema,
+  AppError,
+  ContentEventRequestSchema,
+  createEventSchemas,
+  ERROR_CODES,
+  isErrorCode,
+  isFinalStatus,
+  PUBLISH_ALL_SCOPE,
+  READ_RECEIPTS_SCOPE,
+  ReceiptIdParamsSchema,
+  ReceiptListQuerySchema,
+  ReceiptListSchema,
+  ReceiptSchema,
+  type Receipt,
+} from '@ingest/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ApiDeps } from '../../deps.js';
+import { principalOf, requireScope } from '../../plugins/authentication.js';
+import { ingestEvent, receiptPath } from '../../services/ingest-event.js';
+import { preferredWaitSeconds } from '../../services/prefer-wait.js';
+import { getReceipt, listReceipts } from '../../services/receipts.js';
+import { problemResponses } from '../problem-responses.js';
+
+const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
+
+/** The final answer to a `Prefer: wait` request: the receipt, or its failure as a problem. */
+function finalOutcome(receipt: Receipt): Receipt | AppError {
+  if (receipt.status === 'succeeded') return receipt;
+  const code = receipt.error?.code;
+  return new AppError(
+    isErrorCode(code) ? code : 'PROCESSING_FAILED',
+    receipt.error?.message ?? ERROR_CODES.PROCESSING_FAILED.title,
+    {
+      errors: receipt.error?.errors,
+      extensions: { eventId: receipt.id, instance: receiptPath(receipt.id) },
+    },
+  );
+}
+
+/** /api/webhooks/content: publish an event (API key), and read its receipt. */
+export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
+  const schemas = createEventSchemas(deps.config.content);
+
+  app.post(
+    '/',
+    {
+      bodyLimit: deps.config.limits.contentBodyBytes,
+      onRequest: app.requireApiKey,
+      // The body schema documents the contract; validation happens in the handler, after
+      // the scope check, so that an invalid event can still be recorded as rejected.
+      validatorCompiler: () => (data: unknown) => ({ value: data }),
+      schema: {
+        summary: 'Publish a content event',
+        description:
+          'Records the event and queues it; answers 202 once it is durably recorded. With `Prefer: wait=N` (N up to 30) the answer waits up to N seconds for the outcome: 200 with the receipt, or the failure as a problem.',
+        tags: ['content'],
+        security: [{ apiKeyAuth: [] }],
+        body: ContentEventRequestSchema,
+        response: {
+          202: AcceptedEventSchema,
+          200: ReceiptSchema,
+          ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.via !== 'apiKey') throw new Error('route is missing requireApiKey');
+      const waitSeconds = preferredWaitSeconds(
+        request.headers.prefer,
+        deps.config.limits.waitMaxSeconds,
+      );
+      const accepted = await ingestEvent(deps, schemas, {
+        principal,
+        body: request.body,
+        requestId: request.id,
+        notifyOnFinish: waitSeconds > 0,
+      });
+      reply.header('location', receiptPath(accepted.id));
+      if (waitSeconds > 0) {
+        let receipt: Receipt | undefined;
+        await deps.waiter.waitFor(accepted.id, waitSeconds * 1000, async () => {
+          receipt = await getReceipt(deps, principal.accountId, accepted.id);
+          return isFinalStatus(receipt.status);
+        });
+        if (receipt !== undefined && isFinalStatus(receipt.status)) {
+          reply.header('preference-applied', `wait=${waitSeconds}`);
+          const outcome = finalOutcome(receipt);
+          if (outcome instanceof AppError) throw outcome;
+          return reply.code(200).send(outcome);
+        }
+      }
+      return reply.code(202).send(accepted);
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      onRequest: app.requireAccountOrKey,
+      schema: {
+        summary: "An event's receipt: its status, attempts, outcome",
+        tags: ['content'],
+        security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+        params: ReceiptIdParamsSchema,
+        response: { 200: ReceiptSchema, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      requireScope(principal, READ_SCOPES);
+      return getReceipt(deps, principal.accountId, request.params.id);
+    },
+  );
+
+  app.get(
+    '/',
+    {
+      onRequest: app.requireAccountOrKey,
+      schema: {
+        summary: "The account's events, newest first",
+        tags: ['content'],
+        security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+        querystring: ReceiptListQuerySchema,
+        response: { 200: ReceiptListSchema, ...problemResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      requireScope(principal, READ_SCOPES);
+      return listReceipts(deps, principal.accountId, request.query);
+    },
+  );
+};

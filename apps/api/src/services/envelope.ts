@@ -1,0 +1,93 @@
+import {
+  AppError,
+  EVENT_NAMES,
+  isEventName,
+  PUBLISH_ALL_SCOPE,
+  scopeOfEvent,
+  type EventName,
+  type EventSchemas,
+  type FieldProblem,
+} from '@ingest/contracts';
+import type { z } from 'zod';
+
+export type EnvelopeCheck =
+  { ok: true; event: EventName; data: unknown } | { ok: false; error: AppError };
+
+const ENVELOPE_FIELDS = new Set(['event', 'data']);
+
+const invalid = (errors: FieldProblem[]) =>
+  new AppError(
+    'VALIDATION_FAILED',
+    `The event has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}`,
+    { errors },
+  );
+
+/** The scopes that allow publishing `event`; any publishing scope for an unknown event. */
+export function scopesToPublish(event: unknown): string[] {
+  return isEventName(event)
+    ? [PUBLISH_ALL_SCOPE, scopeOfEvent(event)]
+    : [PUBLISH_ALL_SCOPE, ...EVENT_NAMES.map(scopeOfEvent)];
+}
+
+/** Checks `{ event, data }` around the payload; the payload itself is checked by its schema. */
+export function checkEnvelope(body: unknown): EnvelopeCheck {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return {
+      ok: false,
+      error: invalid([{ path: '', message: 'must be an object: { "event": ..., "data": {...} }' }]),
+    };
+  }
+  const envelope = body as Record<string, unknown>;
+  const problems: FieldProblem[] = Object.keys(envelope)
+    .filter((key) => !ENVELOPE_FIELDS.has(key))
+    .map((key) => ({ path: key, message: 'is not a field of an event (only event and data are)' }));
+  if (envelope.event === undefined) problems.push({ path: 'event', message: 'is required' });
+  else if (typeof envelope.event !== 'string')
+    problems.push({ path: 'event', message: 'must be a string' });
+  if (envelope.data === undefined) problems.push({ path: 'data', message: 'is required' });
+  else if (
+    typeof envelope.data !== 'object' ||
+    envelope.data === null ||
+    Array.isArray(envelope.data)
+  ) {
+    problems.push({ path: 'data', message: 'must be an object' });
+  }
+  if (typeof envelope.event === 'string' && !isEventName(envelope.event)) {
+    return {
+      ok: false,
+      error: new AppError(
+        'UNKNOWN_EVENT',
+        `Unknown event "${envelope.event.slice(0, 100)}"; supported: ${EVENT_NAMES.join(', ')}`,
+        { extensions: { supportedEvents: [...EVENT_NAMES] } },
+      ),
+    };
+  }
+  if (problems.length > 0) return { ok: false, error: invalid(problems) };
+  return { ok: true, event: envelope.event as EventName, data: envelope.data };
+}
+
+/** Validates an event's payload; field paths are given from the body: `data.title`. */
+export function checkPayload<Name extends EventName>(
+  schemas: EventSchemas,
+  event: Name,
+  data: unknown,
+): { ok: true; data: z.output<EventSchemas[Name]> } | { ok: false; error: AppError } {
+  const result = schemas[event].safeParse(data);
+  if (result.success) return { ok: true, data: result.data as z.output<EventSchemas[Name]> };
+  const seen = new Set<string>();
+  const errors: FieldProblem[] = [];
+  const add = (segments: PropertyKey[], message: string) => {
+    const path = ['data', ...segments.map(String)].join('.');
+    if (seen.has(path)) return; // one entry a field
+    seen.add(path);
+    errors.push({ path, message });
+  };
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) add([...issue.path, key], `is not a field of ${event}`);
+    } else {
+      add(issue.path, issue.message);
+    }
+  }
+  return { ok: false, error: invalid(errors) };
+}

@@ -1,0 +1,15 @@
+import type { WorkerConfig } from '@ingest/config';
+import type { EventSchemas } from '@ingest/contracts';
+import type { Database } from '@ingest/db';
+import type { Logger } from '@ingest/logger';
+import type { ContentQueue } from '@ingest/queue';
+
+/** Everything the worker needs from outside; main.ts builds it, tests may build their own. */
+export interface WorkerDeps {
+  config: WorkerConfig;
+  db: Database;
+  /** For re-queueing by the outbox reconciler. */
+  queue: ContentQueue;
+  schemas: EventSchemas;
+  logger: Logger;
+}

@@ -1,0 +1,126 @@
+// The WebhookLog state transitions a worker makes. Each is one statement (or one short
+// transaction) so that an event's status, attempts and outcome always agree.
+import type { EventError, EventResult } from '@ingest/contracts';
+import type { Database } from '@ingest/db';
+import type { Tx } from './processors/processor.js';
+
+/** The channel the API listens on for events whose caller waits (`Prefer: wait`). */
+export const EVENT_FINISHED_CHANNEL = 'webhook_log_finished';
+
+export interface LoadedEvent {
+  status: string;
+  event: string | null;
+  accountId: string;
+  payload: unknown;
+  notifyOnFinish: boolean;
+  /** An earlier event about one of the same slugs is not finished yet. */
+  blocked: boolean;
+}
+
+/** The event and whether it must wait for an earlier one: one read, on the partial GIN index. */
+export async function loadEvent(db: Database, eventId: string): Promise<LoadedEvent | undefined> {
+  const rows = await db.prisma.$queryRaw<LoadedEvent[]>`
+    SELECT e.status, e.event, e.account_id AS "accountId", e.payload,
+           e.notify_on_finish AS "notifyOnFinish",
+           EXISTS (
+             SELECT 1 FROM webhook_logs p
+             WHERE p.order_keys && e.order_keys
+               AND p.status IN ('queued', 'processing')
+               AND p.sequence < e.sequence
+           ) AS blocked
+    FROM webhook_logs e
+    WHERE e.id = ${eventId}::uuid`;
+  return rows[0];
+}
+
+/**
+ * Marks the event processing and opens an attempt, closing as interrupted any attempt a
+ * dead worker left open. Returns the attempt's number, or undefined when the event is
+ * already finished (the job is a duplicate).
+ */
+export async function startAttempt(db: Database, eventId: string): Promise<number | undefined> {
+  const rows = await db.prisma.$queryRaw<Array<{ number: number }>>`
+    WITH started AS (
+      UPDATE webhook_logs
+      SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now())
+      WHERE id = ${eventId}::uuid AND status IN ('queued', 'processing')
+      RETURNING attempts
+    ), interrupted AS (
+      UPDATE event_attempts SET outcome = 'interrupted', finished_at = now()
+      WHERE event_id = ${eventId}::uuid AND finished_at IS NULL AND EXISTS (SELECT 1 FROM started)
+    )
+    INSERT INTO event_attempts (event_id, number, started_at)
+    SELECT ${eventId}::uuid, attempts, now() FROM started
+    RETURNING number`;
+  return rows[0]?.number;
+}
+
+/** Locks the event row for the transaction and says whether this attempt may still apply it. */
+export async function lockIfStillProcessing(tx: Tx, eventId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<Array<{ status: string }>>`
+    SELECT status FROM webhook_logs WHERE id = ${eventId}::uuid FOR UPDATE`;
+  return rows[0]?.status === 'processing';
+}
+
+async function notifyIf(tx: Tx, notify: boolean, eventId: string): Promise<void> {
+  // Delivered on commit, so the waiting API reads the final receipt.
+  if (notify) await tx.$executeRaw`SELECT pg_notify(${EVENT_FINISHED_CHANNEL}, ${eventId})`;
+}
+
+/** Inside the transaction that applied the change: the event succeeded. */
+export async function recordSuccess(
+  tx: Tx,
+  eventId: string,
+  attempt: number,
+  result: EventResult,
+  notify: boolean,
+): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE webhook_logs
+    SET status = 'succeeded', result = ${JSON.stringify(result)}::jsonb, error = NULL, finished_at = now()
+    WHERE id = ${eventId}::uuid`;
+  await tx.$executeRaw`
+    UPDATE event_attempts SET outcome = 'succeeded', finished_at = now()
+    WHERE event_id = ${eventId}::uuid AND number = ${attempt}`;
+  await notifyIf(tx, notify, eventId);
+}
+
+/** This attempt found the event already finished by another (a duplicate run). */
+export async function recordDuplicate(
+  db: Database,
+  eventId: string,
+  attempt: number,
+): Promise<void> {
+  await db.prisma.$executeRaw`
+    UPDATE event_attempts SET outcome = 'duplicate', finished_at = now()
+    WHERE event_id = ${eventId}::uuid AND number = ${attempt} AND finished_at IS NULL`;
+}
+
+/**
+ * The attempt failed. `final`: the event failed for good (a permanent error, or the last
+ * attempt); otherwise it goes back to `queued` to be retried, showing why it failed.
+ */
+export async function recordFailure(
+  db: Database,
+  eventId: string,
+  attempt: number | undefined,
+  error: EventError,
+  final: boolean,
+  notify: boolean,
+): Promise<void> {
+  const errorJson = JSON.stringify(error);
+  await db.prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`
+      UPDATE webhook_logs
+      SET status = ${final ? 'failed' : 'queued'}, error = ${errorJson}::jsonb,
+          finished_at = ${final ? new Date() : null}
+      WHERE id = ${eventId}::uuid AND status IN ('queued', 'processing')`;
+    if (attempt !== undefined) {
+      await tx.$executeRaw`
+        UPDATE event_attempts
+        SET outcome = ${final ? 'failed' : 'retrying'}, error = ${errorJson}::jsonb, finished_at = now()
+        WHERE event_id = ${eventId}::uuid AND number = ${attempt}`;
+    }
+    if (final) await notifyIf(tx, notify, eventId);
+  });
+}

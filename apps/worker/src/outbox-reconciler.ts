@@ -1,0 +1,90 @@
+import { isEventName } from '@ingest/contracts';
+import { enqueueContentEvent } from '@ingest/queue';
+import type { WorkerDeps } from './deps.js';
+
+const BATCH = 500;
+
+interface Unfinished {
+  id: string;
+  event: string | null;
+  requestId: string;
+}
+
+/**
+ * The WebhookLog is the outbox: an event is recorded before it is queued, and the API
+ * answers 202 once the row is committed even if Redis could not take the job. This loop
+ * finds recorded events that are not finished and no longer (or never) in the queue,
+ * and queues them again under their own id.
+ *
+ * It is safe to run in every worker process at once: re-adding an existing job id is a
+ * no-op in BullMQ, retrying a failed job twice fails the second time harmlessly, and a
+ * processor applies each event once whatever runs it.
+ */
+export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
+  const { db, queue, config, logger } = deps;
+  const rows = await db.prisma.$queryRaw<Unfinished[]>`
+    SELECT id, event, request_id AS "requestId"
+    FROM webhook_logs
+    WHERE status IN ('queued', 'processing')
+      AND received_at < now() - make_interval(secs => ${config.worker.reconcileAfterMs / 1000})
+    ORDER BY sequence
+    LIMIT ${BATCH}`;
+  let requeued = 0;
+  for (const row of rows) {
+    if (!isEventName(row.event)) continue;
+    const state = await queue.getJobState(row.id);
+    const log = logger.child({ eventId: row.id, requestId: row.requestId, jobState: state });
+    if (state === 'unknown') {
+      await enqueueContentEvent(
+        queue,
+        row.event,
+        { eventId: row.id, requestId: row.requestId },
+        config.jobs,
+      );
+      log.warn('recorded event was not in the queue; queued it again');
+      requeued += 1;
+    } else if (state === 'failed' || state === 'completed') {
+      // BullMQ gave up on the job (a worker died holding it more often than maxStalledCount
+      // allows) or lost track of it, while the event is not finished: run it again.
+      const job = await queue.getJob(row.id);
+      await job
+        ?.retry(state)
+        .catch((error: unknown) => log.debug({ err: error }, 'retry raced another reconciler'));
+      log.warn('event unfinished but its job had ended; retried the job');
+      requeued += 1;
+    }
+  }
+  return requeued;
+}
+
+export interface Reconciler {
+  stop(): Promise<void>;
+}
+
+/** Runs reconcileOnce every RECONCILE_INTERVAL_MS, never two at a time. */
+export function startOutboxReconciler(deps: WorkerDeps): Reconciler {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = reconcileOnce(deps)
+        .then(() => undefined)
+        .catch((error: unknown) =>
+          deps.logger.warn({ err: error }, 'outbox reconciliation failed; will try again'),
+        )
+        .finally(schedule);
+    }, deps.config.worker.reconcileIntervalMs);
+  };
+  schedule();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

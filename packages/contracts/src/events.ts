@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import {
+  DEFAULT_CONTENT_LIMITS,
+  SLUG_MAX_CHARS,
+  SLUG_PATTERN,
+  type ContentLimits,
+} from './content-limits.js';
+import { storableText } from './safe-text.js';
+import type { EventName } from './scopes.js';
+
+// Content is stored exactly as sent: no trimming or rewriting, so that what a read
+// returns equals what was sent. Only the category, a reference rather than content, is
+// matched ignoring case and surrounding space.
+
+const SlugSchema = z
+  .string()
+  .max(SLUG_MAX_CHARS)
+  .regex(SLUG_PATTERN, 'must be lower-case letters and digits in groups joined by single hyphens');
+
+const notBlank = (value: string): boolean => value.trim() !== '';
+
+/** The `data` schema of every event, built for the given limits. */
+export function createEventSchemas(limits: ContentLimits = DEFAULT_CONTENT_LIMITS) {
+  const text = (max: number) => storableText(0, max);
+  const title = storableText(1, limits.titleMaxChars).refine(notBlank, 'must not be blank');
+  const httpUrl = z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .max(limits.urlMaxChars)
+    .pipe(storableText(1, limits.urlMaxChars));
+  const category = storableText(1, limits.categoryMaxChars).refine(notBlank, 'must not be blank');
+  const body = z
+    .array(text(limits.paragraphMaxChars))
+    .min(1, 'must have at least one paragraph')
+    .max(limits.bodyMaxParagraphs);
+  const readMinutes = z.int().min(1).max(limits.readMinutesMax);
+
+  const articleFields = {
+    title,
+    excerpt: text(limits.excerptMaxChars),
+    body,
+    cover: httpUrl,
+    category,
+    readMinutes,
+  };
+
+  const articleCreate = z.strictObject({
+    title: articleFields.title,
+    body: articleFields.body,
+    excerpt: articleFields.excerpt.optional(),
+    cover: articleFields.cover.optional(),
+    category: articleFields.category.optional(),
+    readMinutes: articleFields.readMinutes
+      .optional()
+      .meta({ description: 'Computed from the body (about 200 words a minute) when absent' }),
+    slug: SlugSchema.optional().meta({
+      description: 'Derived from the title when absent (`-2`, `-3`, ... appended if taken)',
+    }),
+  });
+
+  // null clears an optional field; readMinutes: null goes back to computing it.
+  const changeFields = {
+    title: articleFields.title.optional(),
+    body: articleFields.body.optional(),
+    excerpt: articleFields.excerpt.nullable().optional(),
+    cover: articleFields.cover.nullable().optional(),
+    category: articleFields.category.nullable().optional(),
+    readMinutes: articleFields.readMinutes.nullable().optional(),
+    newSlug: SlugSchema.optional(),
+  };
+  const articleUpdate = z
+    .strictObject({ slug: SlugSchema, ...changeFields })
+    .refine(
+      (data) =>
+        Object.keys(changeFields).some(
+          (field) => data[field as keyof typeof changeFields] !== undefined,
+        ),
+      { message: `must change at least one of: ${Object.keys(changeFields).join(', ')}`, path: [] },
+    );
+
+  const articleDelete = z.strictObject({ slug: SlugSchema });
+
+  const highlightCreate = z.strictObject({
+    title,
+    videoUrl: httpUrl,
+    thumbnailUrl: httpUrl.optional(),
+    durationSeconds: z.int().min(1).max(limits.durationSecondsMax).optional(),
+    description: text(limits.descriptionMaxChars).optional(),
+    articleSlug: SlugSchema.optional().meta({
+      description: 'Links the highlight to one of your articles',
+    }),
+    tags: z
+      .array(storableText(1, limits.tagMaxChars).refine(notBlank, 'must not be blank'))
+      .max(limits.tagsMax)
+      .optional(),
+  });
+
+  return {
+    'article.create': articleCreate,
+    'article.update': articleUpdate,
+    'article.delete': articleDelete,
+    'highlight.create': highlightCreate,
+  } as const satisfies Record<EventName, z.ZodType>;
+}
+
+export type EventSchemas = ReturnType<typeof createEventSchemas>;
+export type EventData<Name extends EventName> = z.output<EventSchemas[Name]>;
+export type ArticleCreateData = EventData<'article.create'>;
+export type ArticleUpdateData = EventData<'article.update'>;
+export type ArticleDeleteData = EventData<'article.delete'>;
+export type HighlightCreateData = EventData<'highlight.create'>;
+
+const defaultSchemas = createEventSchemas();
+
+/** The request body of POST /api/webhooks/content, for documentation: one variant an event. */
+export const ContentEventRequestSchema = z
+  .discriminatedUnion('event', [
+    z.strictObject({ event: z.literal('article.create'), data: defaultSchemas['article.create'] }),
+    z.strictObject({ event: z.literal('article.update'), data: defaultSchemas['article.update'] }),
+    z.strictObject({ event: z.literal('article.delete'), data: defaultSchemas['article.delete'] }),
+    z.strictObject({
+      event: z.literal('highlight.create'),
+      data: defaultSchemas['highlight.create'],
+    }),
+  ])
+  .meta({ id: 'ContentEventRequest' });

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+export const EVENT_STATUSES = ['queued', 'processing', 'succeeded', 'failed', 'rejected'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+/** Statuses after which nothing more happens to an event. */
+export const FINAL_STATUSES = [
+  'succeeded',
+  'failed',
+  'rejected',
+] as const satisfies readonly EventStatus[];
+export const isFinalStatus = (status: string): boolean =>
+  (FINAL_STATUSES as readonly string[]).includes(status);
+
+export const EventResultSchema = z
+  .union([
+    z.object({
+      type: z.literal('article'),
+      id: z.uuid(),
+      slug: z.string(),
+      deleted: z.literal(true).optional(),
+    }),
+    z.object({ type: z.literal('highlight'), id: z.uuid() }),
+  ])
+  .meta({ id: 'EventResult', description: 'What the event changed' });
+export type EventResult = z.infer<typeof EventResultSchema>;
+
+export const EventErrorSchema = z
+  .object({
+    code: z.string(),
+    message: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'EventError' });
+export type EventError = z.infer<typeof EventErrorSchema>;
+
+export const ReceiptSchema = z
+  .object({
+    id: z.uuid(),
+    event: z.string().nullable(),
+    status: z.enum(EVENT_STATUSES),
+    attempts: z.int().meta({ description: 'Tries at applying the event so far' }),
+    receivedAt: z.iso.datetime(),
+    startedAt: z.iso.datetime().nullable(),
+    finishedAt: z.iso.datetime().nullable(),
+    result: EventResultSchema.nullable(),
+    error: EventErrorSchema.nullable().meta({
+      description: 'Why it failed or was rejected; while retrying, why the last attempt failed',
+    }),
+  })
+  .meta({ id: 'Receipt' });
+export type Receipt = z.infer<typeof ReceiptSchema>;
+
+export const AcceptedEventSchema = z
+  .object({
+    id: z.uuid(),
+    event: z.string(),
+    status: z.literal('queued'),
+    receivedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'AcceptedEvent' });
+export type AcceptedEvent = z.infer<typeof AcceptedEventSchema>;
+
+export const ReceiptListQuerySchema = z.strictObject({
+  status: z.enum(EVENT_STATUSES).optional(),
+  event: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+});
+export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;
+
+export const ReceiptListSchema = z
+  .object({
+    items: z.array(ReceiptSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `cursor` for the next page; null on the last' }),
+  })
+  .meta({ id: 'ReceiptList' });
+
+export const ReceiptIdParamsSchema = z.object({ id: z.uuid({ error: 'must be a UUID' }) });

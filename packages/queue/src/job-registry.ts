@@ -1,0 +1,46 @@
+import { EVENT_NAMES, type EventName } from '@ingest/contracts';
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+/**
+ * The queue of content events, and the one job each accepted event becomes. The queue
+ * name and the job names (the event names) are persisted in Redis: renaming one strands
+ * the jobs already queued under the old name.
+ */
+export const CONTENT_EVENTS_QUEUE = 'content-events';
+
+/**
+ * A job carries ids only: the payload stays in the event's WebhookLog row, which the
+ * worker reads (and validates again) when it takes the job. Secrets never enter a job.
+ */
+export const ContentJobDataSchema = z.strictObject({
+  eventId: z.uuid(),
+  requestId: z.string().max(128),
+});
+export type ContentJobData = z.infer<typeof ContentJobDataSchema>;
+
+export interface JobPolicy {
+  attempts: number;
+  backoffMs: number;
+  keepCompletedSeconds: number;
+  keepFailedSeconds: number;
+}
+
+/**
+ * Options of every content job. The job id is the event id: adding an event twice
+ * queues it once. Attempts back off exponentially (backoffMs, 2x, 4x, ...). Finished
+ * jobs are dropped from Redis after a while: the WebhookLog is the record, Redis only
+ * holds work in flight.
+ */
+export function contentJobOptions(eventId: string, policy: JobPolicy): JobsOptions {
+  return {
+    jobId: eventId,
+    attempts: policy.attempts,
+    backoff: { type: 'exponential', delay: policy.backoffMs },
+    removeOnComplete: { age: policy.keepCompletedSeconds, count: 100_000 },
+    removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
+  };
+}
+
+export const isContentJobName = (name: string): name is EventName =>
+  (EVENT_NAMES as readonly string[]).includes(name);

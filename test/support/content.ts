@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { TestApi } from './test-api.js';
+
+export const uniqueSlug = (stem = 'post'): string => `${stem}-${randomBytes(4).toString('hex')}`;
+
+export function articleData(overrides: Record<string, unknown> = {}) {
+  return {
+    title: 'Hello World',
+    excerpt: 'A short summary',
+    body: ['First paragraph.', 'Second paragraph.'],
+    cover: 'https://images.example.com/cover.jpg',
+    category: 'News',
+    readMinutes: 3,
+    ...overrides,
+  };
+}
+
+export const sendEvent = (
+  api: TestApi,
+  key: string,
+  event: string,
+  data: unknown,
+  headers: Record<string, string> = {},
+) =>
+  api.app.inject({
+    method: 'POST',
+    url: '/api/webhooks/content',
+    headers: { 'x-api-key': key, ...headers },
+    payload: { event, data } as object,
+  });
+
+/** Sends an event that must be accepted, and returns its id. */
+export async function accept(
+  api: TestApi,
+  key: string,
+  event: string,
+  data: unknown,
+): Promise<string> {
+  const response = await sendEvent(api, key, event, data);
+  expect(response.statusCode, response.body).toBe(202);
+  return response.json<{ id: string }>().id;
+}
+
+export const getReceipt = (api: TestApi, key: string, id: string) =>
+  api.app.inject({
+    method: 'GET',
+    url: `/api/webhooks/content/${id}`,
+    headers: { 'x-api-key': key },
+  });
+
+/** Polls a receipt until it reaches a final status, and returns it. */
+export async function finalReceipt(api: TestApi, key: string, id: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const receipt = (await getReceipt(api, key, id)).json<{
+      status: string;
+      [field: string]: unknown;
+    }>();
+    if (['succeeded', 'failed', 'rejected'].includes(receipt.status)) return receipt;
+    if (Date.now() > deadline)
+      throw new Error(`event ${id} still ${receipt.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

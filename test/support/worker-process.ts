@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { REPO_ROOT } from './processes.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-database.js';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Every line the worker wrote, stdout and stderr. */
+  lines: string[];
+  /** Waits until a line matches, or throws after `timeoutMs`. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends `signal` and waits for the process to exit; returns its exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * A real worker process (apps/worker via tsx) on the test database, sharing the test
+ * API's Redis prefix (hence its queue). Resolves once the worker says it is ready.
+ */
+export async function startWorkerProcess(
+  tag: string,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> {
+  const child = spawn(
+    `${REPO_ROOT}node_modules/.bin/tsx`,
+    [`${REPO_ROOT}apps/worker/src/main.ts`],
+    {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: TEST_DATABASE_URL,
+        DATABASE_POOL_SIZE: '10',
+        REDIS_URL: TEST_REDIS_URL,
+        REDIS_KEY_PREFIX: `test:${tag}`,
+        LOG_LEVEL: 'info',
+        WORKER_CONCURRENCY: '8',
+        RECONCILE_INTERVAL_MS: '500',
+        RECONCILE_AFTER_MS: '1000',
+        JOB_BACKOFF_MS: '100',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+
+  const waitForLine = (pattern: RegExp, timeoutMs = 20_000) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const line = lines.find((candidate) => pattern.test(candidate));
+        if (line !== undefined) {
+          cleanup();
+          resolve(line);
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(
+          new Error(`worker never logged ${pattern}; its output:\n${lines.slice(-20).join('\n')}`),
+        );
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        listeners.delete(check);
+      };
+      listeners.add(check);
+      check();
+    });
+
+  const worker: WorkerProcess = {
+    child,
+    lines,
+    waitForLine,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+  await Promise.race([
+    waitForLine(/"msg":"worker ready"/),
+    exited.then((code) => {
+      throw new Error(`worker exited (${code}) before it was ready:\n${lines.join('\n')}`);
+    }),
+  ]);
+  return worker;
+}
