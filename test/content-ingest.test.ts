@@ -21,7 +21,8 @@ const logRow = (id: string) => api.deps.db.prisma.webhookLog.findUnique({ where:
 
 describe('accepting an event', () => {
   it('records it, queues a job carrying only ids, and answers 202 with its receipt location', async () => {
-    const data = articleData({ slug: uniqueSlug() });
+    const slug = uniqueSlug();
+    const data = articleData({ slug });
     const response = await sendEvent(api, key, 'article.create', data, {
       'x-request-id': 'bot-req-1',
     });
@@ -43,7 +44,7 @@ describe('accepting an event', () => {
       requestId: 'bot-req-1',
       attempts: 0,
       payload: data,
-      orderKeys: [data.slug],
+      orderKeys: [slug],
     });
     expect(row?.apiKeyId).not.toBeNull();
 

@@ -27,6 +27,9 @@ export async function buildApp(deps: ApiDeps) {
     genReqId: requestIdFrom,
     logController: new RequestLogController(),
     trustProxy: deps.config.http.trustProxy,
+    // Slugs may be 120 characters; Fastify's default would answer a longer path
+    // parameter with a bare 414 before validation could say what is wrong.
+    routerOptions: { maxParamLength: 256 },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

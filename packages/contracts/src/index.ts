@@ -22,3 +22,4 @@ export * from './content-limits.js';
 export * from './events.js';
 export * from './receipts.js';
 export * from './reads.js';
+export { PageQueryFields, pageOf } from './pagination.js';

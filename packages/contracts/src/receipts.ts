@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageQueryFields, pageOf } from './pagination.js';
 
 export const EVENT_STATUSES = ['queued', 'processing', 'succeeded', 'failed', 'rejected'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -63,19 +64,10 @@ export type AcceptedEvent = z.infer<typeof AcceptedEventSchema>;
 export const ReceiptListQuerySchema = z.strictObject({
   status: z.enum(EVENT_STATUSES).optional(),
   event: z.string().max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional(),
+  ...PageQueryFields,
 });
 export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;
 
-export const ReceiptListSchema = z
-  .object({
-    items: z.array(ReceiptSchema),
-    nextCursor: z
-      .string()
-      .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null on the last' }),
-  })
-  .meta({ id: 'ReceiptList' });
+export const ReceiptListSchema = pageOf(ReceiptSchema).meta({ id: 'ReceiptList' });
 
 export const ReceiptIdParamsSchema = z.object({ id: z.uuid({ error: 'must be a UUID' }) });

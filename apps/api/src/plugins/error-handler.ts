@@ -62,10 +62,23 @@ export const errorHandlerPlugin = fp(
       }
       if (hasZodFastifySchemaValidationErrors(error)) {
         const errors = onePerField(
-          error.validation.map((issue) => ({
-            path: fieldPath(issue.instancePath, error.validationContext),
-            message: issue.message ?? 'is invalid',
-          })),
+          error.validation.flatMap((issue) => {
+            // An unknown field is reported at its own path, not at its parent's.
+            const unknownKeys =
+              issue.keyword === 'unrecognized_keys' ? issue.params.keys : undefined;
+            if (Array.isArray(unknownKeys)) {
+              return unknownKeys.map((key) => ({
+                path: fieldPath(`${issue.instancePath}/${String(key)}`, error.validationContext),
+                message: 'is not a known field',
+              }));
+            }
+            return [
+              {
+                path: fieldPath(issue.instancePath, error.validationContext),
+                message: issue.message ?? 'is invalid',
+              },
+            ];
+          }),
         );
         return sendProblem(request, reply, {
           code: 'VALIDATION_FAILED',

@@ -7,6 +7,7 @@ import {
   type ReceiptListQuery,
 } from '@ingest/contracts';
 import type { ApiDeps } from '../deps.js';
+import { rowsAfter, toPage } from './pagination.js';
 
 type Deps = Pick<ApiDeps, 'db'>;
 
@@ -56,50 +57,22 @@ export async function getReceipt(deps: Deps, accountId: string, id: string): Pro
   return presentReceipt(row);
 }
 
-// Cursors are opaque to clients: the position (receivedAt, id) of the last item seen.
-const encodeCursor = (row: ReceiptRow): string =>
-  Buffer.from(`${row.receivedAt.toISOString()}|${row.id}`).toString('base64url');
-
-function decodeCursor(cursor: string): { receivedAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const receivedAt = new Date(at ?? '');
-  if (id === undefined || !/^[0-9a-f-]{36}$/.test(id) || Number.isNaN(receivedAt.getTime())) {
-    throw new AppError('VALIDATION_FAILED', 'The cursor is not one this API gave out', {
-      errors: [{ path: 'query.cursor', message: 'is not a cursor from a previous page' }],
-    });
-  }
-  return { receivedAt, id };
-}
-
 /** The account's events, newest first, a page at a time. */
 export async function listReceipts(
   deps: Deps,
   accountId: string,
   query: ReceiptListQuery,
 ): Promise<{ items: Receipt[]; nextCursor: string | null }> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const rows = await deps.db.prisma.webhookLog.findMany({
     where: {
       accountId,
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.event === undefined ? {} : { event: query.event }),
-      ...(after === undefined
-        ? {}
-        : {
-            OR: [
-              { receivedAt: { lt: after.receivedAt } },
-              { receivedAt: after.receivedAt, id: { lt: after.id } },
-            ],
-          }),
+      ...rowsAfter(query.cursor, 'receivedAt'),
     },
     orderBy: [{ receivedAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
     select: RECEIPT_FIELDS,
   });
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    items: page.map(presentReceipt),
-    nextCursor: rows.length > query.limit && last !== undefined ? encodeCursor(last) : null,
-  };
+  return toPage(rows, query.limit, (row) => row.receivedAt, presentReceipt);
 }

@@ -1,5 +1,71 @@
+import {
+  ArticleListQuerySchema,
+  ArticleListSchema,
+  ArticleSchema,
+  ArticleSlugParamsSchema,
+  CategoryListSchema,
+  HighlightListQuerySchema,
+  HighlightListSchema,
+} from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
+import { getArticle, listArticles } from '../../services/reads/articles.js';
+import { listCategories } from '../../services/reads/categories.js';
+import { listHighlights } from '../../services/reads/highlights.js';
+import { problemResponses } from '../problem-responses.js';
 
 /** Public reads (no auth): articles, highlights, categories. */
-export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async () => {};
+export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
+  app.get(
+    '/articles',
+    {
+      schema: {
+        summary: 'Articles, newest first',
+        description:
+          'Filter by `category` (name, ignoring case) and `author` (handle); an unknown one gives an empty list.',
+        tags: ['reads'],
+        querystring: ArticleListQuerySchema,
+        response: { 200: ArticleListSchema, ...problemResponses(400) },
+      },
+    },
+    async (request) => listArticles(deps, request.query),
+  );
+
+  app.get(
+    '/articles/:slug',
+    {
+      schema: {
+        summary: 'One article, with its body',
+        tags: ['reads'],
+        params: ArticleSlugParamsSchema,
+        response: { 200: ArticleSchema, ...problemResponses(400, 404) },
+      },
+    },
+    async (request) => getArticle(deps, request.params.slug),
+  );
+
+  app.get(
+    '/highlights',
+    {
+      schema: {
+        summary: 'Highlights, newest first',
+        tags: ['reads'],
+        querystring: HighlightListQuerySchema,
+        response: { 200: HighlightListSchema, ...problemResponses(400) },
+      },
+    },
+    async (request) => listHighlights(deps, request.query),
+  );
+
+  app.get(
+    '/categories',
+    {
+      schema: {
+        summary: 'Every category, with its article count',
+        tags: ['reads'],
+        response: { 200: CategoryListSchema },
+      },
+    },
+    async () => listCategories(deps),
+  );
+};
