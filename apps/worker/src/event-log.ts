@@ -34,9 +34,8 @@ export async function loadEvent(db: Database, eventId: string): Promise<LoadedEv
 }
 
 /**
- * Marks the event processing and opens an attempt, closing as interrupted any attempt a
- * dead worker left open. Returns the attempt's number, or undefined when the event is
- * already finished (the job is a duplicate).
+ * Marks the event processing and opens an attempt. Returns the attempt's number, or
+ * undefined when the event is already finished (the job is a duplicate).
  */
 export async function startAttempt(db: Database, eventId: string): Promise<number | undefined> {
   const rows = await db.prisma.$queryRaw<Array<{ number: number }>>`
@@ -45,14 +44,25 @@ export async function startAttempt(db: Database, eventId: string): Promise<numbe
       SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now())
       WHERE id = ${eventId}::uuid AND status IN ('queued', 'processing')
       RETURNING attempts
-    ), interrupted AS (
-      UPDATE event_attempts SET outcome = 'interrupted', finished_at = now()
-      WHERE event_id = ${eventId}::uuid AND finished_at IS NULL AND EXISTS (SELECT 1 FROM started)
     )
     INSERT INTO event_attempts (event_id, number, started_at)
     SELECT ${eventId}::uuid, attempts, now() FROM started
     RETURNING number`;
   return rows[0]?.number;
+}
+
+/**
+ * When an event finishes, attempts still open never reported back: their worker died
+ * (or they are duplicates still running, which then record themselves as such).
+ */
+async function closeOpenAttempts(
+  tx: Tx,
+  eventId: string,
+  except: number | undefined,
+): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE event_attempts SET outcome = 'interrupted', finished_at = now()
+    WHERE event_id = ${eventId}::uuid AND finished_at IS NULL AND number <> ${except ?? -1}`;
 }
 
 /** Locks the event row for the transaction and says whether this attempt may still apply it. */
@@ -82,6 +92,7 @@ export async function recordSuccess(
   await tx.$executeRaw`
     UPDATE event_attempts SET outcome = 'succeeded', finished_at = now()
     WHERE event_id = ${eventId}::uuid AND number = ${attempt}`;
+  await closeOpenAttempts(tx, eventId, attempt);
   await notifyIf(tx, notify, eventId);
 }
 
@@ -93,7 +104,7 @@ export async function recordDuplicate(
 ): Promise<void> {
   await db.prisma.$executeRaw`
     UPDATE event_attempts SET outcome = 'duplicate', finished_at = now()
-    WHERE event_id = ${eventId}::uuid AND number = ${attempt} AND finished_at IS NULL`;
+    WHERE event_id = ${eventId}::uuid AND number = ${attempt}`;
 }
 
 /**
@@ -121,6 +132,9 @@ export async function recordFailure(
         SET outcome = ${final ? 'failed' : 'retrying'}, error = ${errorJson}::jsonb, finished_at = now()
         WHERE event_id = ${eventId}::uuid AND number = ${attempt}`;
     }
-    if (final) await notifyIf(tx, notify, eventId);
+    if (final) {
+      await closeOpenAttempts(tx, eventId, attempt);
+      await notifyIf(tx, notify, eventId);
+    }
   });
 }
