@@ -42,6 +42,7 @@ export async function startTestApi(
   });
   const redis = await connectRedis(config.redis.url, 'producer', `test-api-${tag}`);
   const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
+  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const waiter = createEventWaiter(config.database.url, logger);
   const deps: ApiDeps = { config, db, redis, queue, waiter, logger };
   const app = await buildApp(deps);

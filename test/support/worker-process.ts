@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { REPO_ROOT } from './processes.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-database.js';
 
-export interface WorkerProcess {
+export interface AppProcess {
   child: ChildProcess;
-  /** Every line the worker wrote, stdout and stderr. */
+  /** Every line the process wrote, stdout and stderr. */
   lines: string[];
   /** Waits until a line matches, or throws after `timeoutMs`. */
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
@@ -14,34 +14,27 @@ export interface WorkerProcess {
 }
 
 /**
- * A real worker process (apps/worker via tsx) on the test database, sharing the test
- * API's Redis prefix (hence its queue). Resolves once the worker says it is ready.
+ * A real app process (an entry point of apps/*, TypeScript loaded by tsx) on the test database.
+ * Resolves once it logs a line matching `ready`.
  */
-export async function startWorkerProcess(
-  tag: string,
-  env: Record<string, string> = {},
-): Promise<WorkerProcess> {
-  const child = spawn(
-    `${REPO_ROOT}node_modules/.bin/tsx`,
-    [`${REPO_ROOT}apps/worker/src/main.ts`],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: TEST_DATABASE_URL,
-        DATABASE_POOL_SIZE: '10',
-        REDIS_URL: TEST_REDIS_URL,
-        REDIS_KEY_PREFIX: `test:${tag}`,
-        LOG_LEVEL: 'info',
-        WORKER_CONCURRENCY: '8',
-        RECONCILE_INTERVAL_MS: '500',
-        RECONCILE_AFTER_MS: '1000',
-        JOB_BACKOFF_MS: '100',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+export async function startAppProcess(
+  entry: string,
+  ready: RegExp,
+  env: Record<string, string>,
+): Promise<AppProcess> {
+  // One node process with tsx as a loader (not the tsx CLI, which runs node as a child):
+  // signals then reach the app itself, as they do in production.
+  const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}${entry}`], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: TEST_DATABASE_URL,
+      REDIS_URL: TEST_REDIS_URL,
+      LOG_LEVEL: 'info',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -64,7 +57,9 @@ export async function startWorkerProcess(
       const timer = setTimeout(() => {
         cleanup();
         reject(
-          new Error(`worker never logged ${pattern}; its output:\n${lines.slice(-20).join('\n')}`),
+          new Error(
+            `${entry} never logged ${pattern}; its output:\n${lines.slice(-20).join('\n')}`,
+          ),
         );
       }, timeoutMs);
       const cleanup = () => {
@@ -75,7 +70,7 @@ export async function startWorkerProcess(
       check();
     });
 
-  const worker: WorkerProcess = {
+  const app: AppProcess = {
     child,
     lines,
     waitForLine,
@@ -86,10 +81,27 @@ export async function startWorkerProcess(
     },
   };
   await Promise.race([
-    waitForLine(/"msg":"worker ready"/),
+    waitForLine(ready),
     exited.then((code) => {
-      throw new Error(`worker exited (${code}) before it was ready:\n${lines.join('\n')}`);
+      throw new Error(`${entry} exited (${code}) before it was ready:\n${lines.join('\n')}`);
     }),
   ]);
-  return worker;
+  return app;
 }
+
+export type WorkerProcess = AppProcess;
+
+/** A real worker process sharing the test API's Redis prefix (hence its queue). */
+export const startWorkerProcess = (
+  tag: string,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> =>
+  startAppProcess('apps/worker/src/main.ts', /"msg":"worker ready"/, {
+    DATABASE_POOL_SIZE: '10',
+    REDIS_KEY_PREFIX: `test:${tag}`,
+    WORKER_CONCURRENCY: '8',
+    RECONCILE_INTERVAL_MS: '500',
+    RECONCILE_AFTER_MS: '1000',
+    JOB_BACKOFF_MS: '100',
+    ...env,
+  });

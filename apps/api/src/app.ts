@@ -7,7 +7,9 @@ import {
 import type { ApiDeps } from './deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { gracefulClosePlugin } from './plugins/graceful-close.js';
 import { jsonOnlyPlugin } from './plugins/json-only.js';
+import { loadSheddingPlugin } from './plugins/load-shedding.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
@@ -36,7 +38,9 @@ export async function buildApp(deps: ApiDeps) {
 
   // Cross-cutting behaviour first, so that it covers every route registered after it.
   await app.register(requestIdPlugin);
+  await app.register(gracefulClosePlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(loadSheddingPlugin, deps.config.loadShedding);
   await app.register(jsonOnlyPlugin);
   await app.register(rateLimitPlugin, {
     redis: deps.redis,

@@ -2,7 +2,7 @@
 import { ConfigError, loadApiConfig, type ApiConfig } from '@ingest/config';
 import { checkDatabase, createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
-import { checkRedis, connectRedis, createContentQueue } from '@ingest/queue';
+import { checkRedis, connectRedis, createContentQueue, warnUnlessNoEviction } from '@ingest/queue';
 import { buildApp } from './app.js';
 import { createEventWaiter } from './services/event-waiter.js';
 
@@ -38,8 +38,10 @@ const db = createDatabase({
   statementTimeoutMs: config.database.statementTimeoutMs,
 });
 const redis = await connectRedis(config.redis.url, 'producer', 'ingest-api');
+await warnUnlessNoEviction(redis, logger);
 // Enqueueing fails fast when Redis is away; the outbox reconciler catches up later.
 const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
+queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 const waiter = createEventWaiter(config.database.url, logger);
 const app = await buildApp({ config, db, redis, queue, waiter, logger });
 

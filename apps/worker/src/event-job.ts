@@ -1,6 +1,7 @@
 import { AppError, isAppError, isEventName } from '@ingest/contracts';
+import { databaseFailureOf } from '@ingest/db';
 import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
-import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import {
   loadEvent,
@@ -32,89 +33,112 @@ export function orderingDelayMs(timesWaited: number): number {
  *    nothing, so BullMQ's at-least-once delivery applies each event once.
  * 4. A failure the event causes (AppError) fails it at once; any other failure is
  *    retried with back-off until the attempts run out.
+ * 5. While the database is unreachable, the job is handed back (not an attempt) and the
+ *    worker takes no jobs for a moment (`pauseForDatabaseOutage`): nothing fails for
+ *    want of a database, and work resumes by itself when it is back.
  */
-export function createEventJobProcessor(deps: WorkerDeps) {
+export function createEventJobProcessor(
+  deps: WorkerDeps,
+  pauseForDatabaseOutage: () => Promise<void>,
+) {
   return async function processEventJob(job: Job<ContentJobData>, token?: string): Promise<void> {
-    const parsed = ContentJobDataSchema.safeParse(job.data);
-    if (!parsed.success)
-      throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
-    const { eventId, requestId } = parsed.data;
-    const log = deps.logger.child({
-      eventId,
-      requestId,
-      event: job.name,
-      attempt: job.attemptsMade + 1,
-    });
-
-    const loaded = await loadEvent(deps.db, eventId);
-    if (loaded === undefined) throw new UnrecoverableError(`event ${eventId} is not recorded`);
-    if (loaded.status !== 'queued' && loaded.status !== 'processing') {
-      log.debug({ status: loaded.status }, 'event already finished; nothing to do');
-      return;
-    }
-    if (loaded.blocked) {
-      await job.moveToDelayed(Date.now() + orderingDelayMs(job.attemptsStarted), token);
-      throw new DelayedError('waiting for an earlier event about the same slug');
-    }
-
-    const attempt = await startAttempt(deps.db, eventId);
-    if (attempt === undefined) return; // finished by another run in the meantime
-    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-
     try {
-      const event = loaded.event;
-      if (!isEventName(event) || event !== job.name) {
-        throw new AppError(
-          'UNKNOWN_EVENT',
-          `The recorded event "${String(event)}" has no processor`,
-        );
-      }
-      const data = deps.schemas[event].safeParse(loaded.payload);
-      if (!data.success) {
-        throw new AppError(
-          'VALIDATION_FAILED',
-          'The payload no longer passes validation (were the limits changed?)',
-        );
-      }
-      const processor = PROCESSORS[event] as Processor<typeof event>;
-      const applied = await deps.db.prisma.$transaction(async (tx) => {
-        if (!(await lockIfStillProcessing(tx, eventId))) return undefined;
-        const result = await processor({
-          tx,
-          accountId: loaded.accountId,
-          eventId,
-          data: data.data,
-          limits: deps.config.content,
-          log,
-        });
-        await recordSuccess(tx, eventId, attempt, result, loaded.notifyOnFinish);
-        return result;
-      });
-      if (applied === undefined) {
-        await recordDuplicate(deps.db, eventId, attempt);
-        log.info('event was finished by another run; this one changed nothing');
-        return;
-      }
-      log.info({ result: applied }, 'event applied');
+      await applyEventJob(deps, job, token);
     } catch (error) {
-      const permanent = isAppError(error);
-      const eventError = eventErrorOf(error, attempt, permanent || final);
-      if (permanent) log.info({ code: eventError.code }, 'event failed');
-      else
-        log.warn(
-          { err: error, final },
-          final ? 'event failed: out of attempts' : 'attempt failed; will retry',
-        );
-      await recordFailure(
-        deps.db,
-        eventId,
-        attempt,
-        eventError,
-        permanent || final,
-        loaded.notifyOnFinish,
+      if (databaseFailureOf(error) !== 'unreachable') throw error;
+      deps.logger.warn(
+        { eventId: job.id, err: error },
+        'database unreachable: handing the job back and pausing',
       );
-      if (permanent) throw new UnrecoverableError(eventError.message);
-      throw error;
+      await pauseForDatabaseOutage();
+      throw Worker.RateLimitError();
     }
   };
+}
+
+async function applyEventJob(
+  deps: WorkerDeps,
+  job: Job<ContentJobData>,
+  token: string | undefined,
+): Promise<void> {
+  const parsed = ContentJobDataSchema.safeParse(job.data);
+  if (!parsed.success)
+    throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
+  const { eventId, requestId } = parsed.data;
+  const log = deps.logger.child({
+    eventId,
+    requestId,
+    event: job.name,
+    attempt: job.attemptsMade + 1,
+  });
+
+  const loaded = await loadEvent(deps.db, eventId);
+  if (loaded === undefined) throw new UnrecoverableError(`event ${eventId} is not recorded`);
+  if (loaded.status !== 'queued' && loaded.status !== 'processing') {
+    log.debug({ status: loaded.status }, 'event already finished; nothing to do');
+    return;
+  }
+  if (loaded.blocked) {
+    await job.moveToDelayed(Date.now() + orderingDelayMs(job.attemptsStarted), token);
+    throw new DelayedError('waiting for an earlier event about the same slug');
+  }
+
+  const attempt = await startAttempt(deps.db, eventId);
+  if (attempt === undefined) return; // finished by another run in the meantime
+  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+
+  try {
+    const event = loaded.event;
+    if (!isEventName(event) || event !== job.name) {
+      throw new AppError('UNKNOWN_EVENT', `The recorded event "${String(event)}" has no processor`);
+    }
+    const data = deps.schemas[event].safeParse(loaded.payload);
+    if (!data.success) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        'The payload no longer passes validation (were the limits changed?)',
+      );
+    }
+    const processor = PROCESSORS[event] as Processor<typeof event>;
+    const applied = await deps.db.prisma.$transaction(async (tx) => {
+      if (!(await lockIfStillProcessing(tx, eventId))) return undefined;
+      const result = await processor({
+        tx,
+        accountId: loaded.accountId,
+        eventId,
+        data: data.data,
+        limits: deps.config.content,
+        log,
+      });
+      await recordSuccess(tx, eventId, attempt, result, loaded.notifyOnFinish);
+      return result;
+    });
+    if (applied === undefined) {
+      await recordDuplicate(deps.db, eventId, attempt);
+      log.info('event was finished by another run; this one changed nothing');
+      return;
+    }
+    log.info({ result: applied }, 'event applied');
+  } catch (error) {
+    // No database, no attempt: the caller hands the job back without recording one.
+    if (databaseFailureOf(error) === 'unreachable') throw error;
+    const permanent = isAppError(error);
+    const eventError = eventErrorOf(error, attempt, permanent || final);
+    if (permanent) log.info({ code: eventError.code }, 'event failed');
+    else
+      log.warn(
+        { err: error, final },
+        final ? 'event failed: out of attempts' : 'attempt failed; will retry',
+      );
+    await recordFailure(
+      deps.db,
+      eventId,
+      attempt,
+      eventError,
+      permanent || final,
+      loaded.notifyOnFinish,
+    );
+    if (permanent) throw new UnrecoverableError(eventError.message);
+    throw error;
+  }
 }

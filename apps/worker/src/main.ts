@@ -1,5 +1,6 @@
 // Composition root of the worker process: configuration, clients, the queue consumer,
-// the outbox reconciler, and an orderly shutdown.
+// the maintenance loop (outbox reconciler), and an orderly shutdown.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadWorkerConfig, type WorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { checkDatabase, createDatabase } from '@ingest/db';
@@ -10,12 +11,13 @@ import {
   CONTENT_EVENTS_QUEUE,
   createContentQueue,
   createRedisConnection,
+  warnUnlessNoEviction,
   type ContentJobData,
 } from '@ingest/queue';
 import { Worker } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './event-job.js';
-import { startOutboxReconciler } from './outbox-reconciler.js';
+import { startMaintenanceLoop } from './maintenance-loop.js';
 
 function loadConfigOrExit(): WorkerConfig {
   try {
@@ -44,29 +46,51 @@ const db = createDatabase({
 });
 const queueConnection = createRedisConnection(config.redis.url, 'worker', 'ingest-worker-queue');
 const workerConnection = createRedisConnection(config.redis.url, 'worker', 'ingest-worker');
+await warnUnlessNoEviction(queueConnection, logger);
 const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
+queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 const deps: WorkerDeps = { config, db, queue, schemas: createEventSchemas(config.content), logger };
 
-const worker = new Worker<ContentJobData>(CONTENT_EVENTS_QUEUE, createEventJobProcessor(deps), {
-  connection: workerConnection,
-  prefix: bullPrefix(config.redis.keyPrefix),
-  concurrency: config.worker.concurrency,
-  // A job whose worker died is handed to another after the lock lapses; BullMQ's default
-  // of 1 would fail it for good after a second such death. The reconciler backs this up.
-  maxStalledCount: 5,
-});
-worker.on('error', (error) => logger.error({ err: error }, 'worker error'));
-const reconciler = startOutboxReconciler(deps);
+const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
+  CONTENT_EVENTS_QUEUE,
+  createEventJobProcessor(deps, () => worker.rateLimit(config.worker.databaseOutagePauseMs)),
+  {
+    connection: workerConnection,
+    prefix: bullPrefix(config.redis.keyPrefix),
+    concurrency: config.worker.concurrency,
+    lockDuration: config.worker.lockDurationMs,
+    stalledInterval: config.worker.lockDurationMs,
+    // A job whose worker died is handed to another after its lock lapses; BullMQ's
+    // default of 1 would fail it for good after a second such death. The outbox
+    // reconciler retries any that still end up failed this way.
+    maxStalledCount: 5,
+  },
+);
+// Connection errors repeat while Redis is away; BullMQ reconnects by itself.
+worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+const maintenance = startMaintenanceLoop(deps);
 logger.info({ concurrency: config.worker.concurrency }, 'worker ready');
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
-  logger.info({ signal }, 'shutting down: taking no new jobs, finishing those in flight');
+  const graceMs = config.worker.shutdownGraceMs;
+  logger.info({ signal, graceMs }, 'shutting down: taking no new jobs, finishing those in flight');
+  const grace = new AbortController();
+  const finished = await Promise.race([
+    worker.close().then(() => true),
+    sleep(graceMs, false, { signal: grace.signal }).catch(() => false),
+  ]);
+  grace.abort(); // a pending grace timer would keep the process alive after a clean close
+  if (!finished) {
+    // Jobs still running are abandoned, not lost: their transactions roll back with our
+    // connections, and BullMQ hands them to another worker once their locks lapse.
+    logger.warn('grace period over: handing the jobs in flight back to the queue');
+    process.exit(0);
+  }
   try {
-    await worker.close();
-    await reconciler.stop();
+    await maintenance.stop();
     await queue.close();
     await db.close();
     await Promise.all([queueConnection.quit(), workerConnection.quit()]);

@@ -56,35 +56,3 @@ export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
   }
   return requeued;
 }
-
-export interface Reconciler {
-  stop(): Promise<void>;
-}
-
-/** Runs reconcileOnce every RECONCILE_INTERVAL_MS, never two at a time. */
-export function startOutboxReconciler(deps: WorkerDeps): Reconciler {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = reconcileOnce(deps)
-        .then(() => undefined)
-        .catch((error: unknown) =>
-          deps.logger.warn({ err: error }, 'outbox reconciliation failed; will try again'),
-        )
-        .finally(schedule);
-    }, deps.config.worker.reconcileIntervalMs);
-  };
-  schedule();
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
-}

@@ -31,6 +31,11 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: envInteger(20, { min: 1 }),
   RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: envInteger(30, { min: 1 }),
   RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: envInteger(10, { min: 1 }),
+  RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: envInteger(12_000, { min: 1 }),
+  /** Shed load (503) when the event loop lags this much; 0 turns the check off. */
+  SHED_LOAD_EVENT_LOOP_DELAY_MS: envInteger(1_000, { min: 0 }),
+  /** Shed load (503) when the event loop is busier than this (per mille); 0 turns it off. */
+  SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: envInteger(980, { min: 0, max: 1000 }),
 })
   // `when` makes these run even when other variables are bad, so that one message lists
   // every problem; they read only the two variables they are about.
@@ -66,6 +71,11 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => ({
     registerPerIpPerHour: env.RATE_LIMIT_REGISTER_PER_IP_PER_HOUR,
     loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,
     loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+    contentPerKeyPerMinute: env.RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE,
+  },
+  loadShedding: {
+    maxEventLoopDelayMs: env.SHED_LOAD_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: env.SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE / 1000,
   },
 }));
 

@@ -24,6 +24,7 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   JOB_BACKOFF_MS: envInteger(1_000, { min: 10 }),
   JOB_KEEP_COMPLETED_SECONDS: envInteger(3_600, { min: 0 }),
   JOB_KEEP_FAILED_SECONDS: envInteger(7 * 24 * 3_600, { min: 0 }),
+  IDEMPOTENCY_KEY_TTL_HOURS: envInteger(24, { min: 1, max: 24 * 365 }),
 });
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
@@ -42,5 +43,6 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
       keepCompletedSeconds: env.JOB_KEEP_COMPLETED_SECONDS,
       keepFailedSeconds: env.JOB_KEEP_FAILED_SECONDS,
     },
+    idempotency: { ttlHours: env.IDEMPOTENCY_KEY_TTL_HOURS },
   };
 }

@@ -8,6 +8,12 @@ const WorkerEnvSchema = SharedEnvSchema.extend({
   RECONCILE_INTERVAL_MS: envInteger(5_000, { min: 100 }),
   /** How old a queued event must be before the reconciler checks on it. */
   RECONCILE_AFTER_MS: envInteger(10_000, { min: 100 }),
+  /** On SIGTERM, how long jobs in flight may take to finish before they are handed back. */
+  WORKER_SHUTDOWN_GRACE_MS: envInteger(25_000, { min: 0 }),
+  /** While the database is unreachable, how long the worker waits before taking jobs again. */
+  DATABASE_OUTAGE_PAUSE_MS: envInteger(2_000, { min: 100 }),
+  /** A job whose worker stops renewing its lock for this long is handed to another worker. */
+  WORKER_LOCK_DURATION_MS: envInteger(30_000, { min: 1_000 }),
 });
 
 export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
@@ -16,6 +22,9 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     concurrency: env.WORKER_CONCURRENCY,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     reconcileAfterMs: env.RECONCILE_AFTER_MS,
+    shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE_MS,
+    databaseOutagePauseMs: env.DATABASE_OUTAGE_PAUSE_MS,
+    lockDurationMs: env.WORKER_LOCK_DURATION_MS,
   },
 }));
 

@@ -3,3 +3,4 @@ export { checkDatabase, describeDatabaseUrl } from './reachability.js';
 export { uniqueViolationOf, violatesUniqueColumn, type UniqueViolation } from './errors.js';
 export { Prisma, PrismaClient } from './generated/prisma/client.js';
 export type { AccountModel as Account, ApiKeyModel as ApiKey } from './generated/prisma/models.js';
+export { databaseFailureOf, postgresCodeOf, type DatabaseFailure } from './failures.js';

@@ -14,3 +14,4 @@ export {
   enqueueContentEvent,
   type ContentQueue,
 } from './content-queue.js';
+export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';

@@ -1,8 +1,11 @@
 import { isAppError, type ErrorCode, type FieldProblem } from '@ingest/contracts';
+import { databaseFailureOf } from '@ingest/db';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sendProblem } from './problem.js';
+
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's own errors that are the client's fault, and the code each one becomes. */
 const FASTIFY_ERROR_CODES: Record<string, { code: ErrorCode; detail: string }> = {
@@ -88,6 +91,18 @@ export const errorHandlerPlugin = fp(
       }
       const known = FASTIFY_ERROR_CODES[error.code];
       if (known !== undefined) return sendProblem(request, reply, known);
+
+      // The database being away or slow is not a bug: say so, and when to come back.
+      const databaseFailure = databaseFailureOf(error);
+      if (databaseFailure !== undefined) {
+        request.log.warn({ err: error, databaseFailure }, 'database unavailable');
+        return sendProblem(request, reply, {
+          code: 'UNAVAILABLE',
+          detail:
+            'The service cannot reach its database right now; nothing was recorded. Retry later',
+          headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        });
+      }
 
       // Anything else is our fault. Its message may hold internals: log it, never send it.
       logFailure(request, error);

@@ -1,13 +1,12 @@
-import { AppError, type AcceptedEvent, type EventName, type EventSchemas } from '@ingest/contracts';
-import { Prisma } from '@ingest/db';
+import { AppError, type AcceptedEvent, type EventSchemas } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
 import { enqueueContentEvent } from '@ingest/queue';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
-import type { Principal } from '../plugins/authentication.js';
-import { requireScope } from '../plugins/authentication.js';
+import { requireScope, type Principal } from '../plugins/authentication.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
-import { recordableEventName, recordablePayload } from './recordable-payload.js';
+import { recordAccepted, recordRejected, type AcceptedRecord } from './event-record.js';
+import { claimIdempotencyKey, idempotencyKeyFrom, requestHashOf } from './idempotency.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
 
@@ -15,8 +14,16 @@ export interface IngestInput {
   principal: Extract<Principal, { via: 'apiKey' }>;
   body: unknown;
   requestId: string;
+  /** The `Idempotency-Key` header as received. */
+  idempotencyKey: string | string[] | undefined;
   /** The caller will wait for the outcome (`Prefer: wait`): the worker should announce it. */
   notifyOnFinish: boolean;
+}
+
+export interface IngestOutcome {
+  accepted: AcceptedEvent;
+  /** The Idempotency-Key named an event already recorded: this is its original answer. */
+  replayed: boolean;
 }
 
 export const receiptPath = (id: string): string => `/api/webhooks/content/${id}`;
@@ -32,85 +39,114 @@ export async function ingestEvent(
   deps: Deps,
   schemas: EventSchemas,
   input: IngestInput,
-): Promise<AcceptedEvent> {
+): Promise<IngestOutcome> {
   const { principal, body } = input;
   const eventField = (body as { event?: unknown } | null)?.event;
   const scopes = scopesToPublish(eventField);
   requireScope(principal, scopes, scopes.join(' or '));
 
-  const envelope = checkEnvelope(body);
-  if (!envelope.ok) return reject(deps, input, eventField, body, envelope.error);
-  const payload = checkPayload(schemas, envelope.event, envelope.data);
-  if (!payload.ok) return reject(deps, input, eventField, body, payload.error);
-
-  const id = uuidv7();
-  const { receivedAt } = await deps.db.prisma.webhookLog.create({
-    data: {
-      id,
-      accountId: principal.accountId,
-      apiKeyId: principal.apiKeyId,
-      event: envelope.event,
-      payload: payload.data,
-      requestId: input.requestId,
-      status: 'queued',
-      orderKeys: orderKeysOf(envelope.event, payload.data),
-      notifyOnFinish: input.notifyOnFinish,
-    },
-    select: { receivedAt: true },
-  });
-  await enqueueOrLeaveToReconciler(deps, envelope.event, id, input.requestId);
-  return { id, event: envelope.event, status: 'queued', receivedAt: receivedAt.toISOString() };
-}
-
-async function enqueueOrLeaveToReconciler(
-  deps: Deps,
-  event: EventName,
-  eventId: string,
-  requestId: string,
-): Promise<void> {
-  try {
-    await enqueueContentEvent(deps.queue, event, { eventId, requestId }, deps.config.jobs);
-    deps.logger.debug({ eventId, requestId, event }, 'event queued');
-  } catch (error) {
-    // The row is committed: the event is safe. The reconciler enqueues it once Redis is back.
-    deps.logger.warn(
-      { err: error, eventId, requestId, event },
-      'could not enqueue; left to the outbox reconciler',
+  const idempotency = idempotencyKeyFrom(input.idempotencyKey);
+  const refuse = (error: AppError) => reject(deps, input, eventField, error);
+  if ('problem' in idempotency) {
+    return refuse(
+      new AppError('VALIDATION_FAILED', 'The Idempotency-Key header is malformed', {
+        errors: [idempotency.problem],
+      }),
     );
   }
+  const envelope = checkEnvelope(body);
+  if (!envelope.ok) return refuse(envelope.error);
+  const payload = checkPayload(schemas, envelope.event, envelope.data);
+  if (!payload.ok) return refuse(payload.error);
+
+  const record: AcceptedRecord = {
+    id: uuidv7(),
+    accountId: principal.accountId,
+    apiKeyId: principal.apiKeyId,
+    event: envelope.event,
+    payload: payload.data,
+    requestId: input.requestId,
+    orderKeys: orderKeysOf(envelope.event, payload.data),
+    notifyOnFinish: input.notifyOnFinish,
+  };
+  if (idempotency.key === undefined) {
+    const receivedAt = await recordAccepted(deps.db, record);
+    await enqueueOrLeaveToReconciler(deps, record);
+    return { accepted: acceptedAnswer(record.id, record.event, receivedAt), replayed: false };
+  }
+
+  const key = idempotency.key;
+  const outcome: { replayOf: string } | { receivedAt: Date } = await deps.db.prisma.$transaction(
+    async (tx) => {
+      const claim = await claimIdempotencyKey(deps, tx, {
+        accountId: principal.accountId,
+        key,
+        requestHash: requestHashOf({ event: envelope.event, data: payload.data }),
+        eventId: record.id,
+      });
+      if (!claim.claimed) return { replayOf: claim.eventId };
+      return { receivedAt: await recordAccepted({ prisma: tx }, record) };
+    },
+    // Requests with the same key queue up on it; give them time to get a connection.
+    { maxWait: 10_000, timeout: 15_000 },
+  );
+  if ('replayOf' in outcome) {
+    return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
+  }
+  await enqueueOrLeaveToReconciler(deps, record);
+  return { accepted: acceptedAnswer(record.id, record.event, outcome.receivedAt), replayed: false };
 }
 
-// A body of `null` (or none) is recorded as JSON null, which Prisma spells JsonNull.
-const jsonOrJsonNull = (value: unknown) =>
-  value === null || value === undefined ? Prisma.JsonNull : (value as Prisma.InputJsonValue);
+const acceptedAnswer = (id: string, event: string, receivedAt: Date): AcceptedEvent => ({
+  id,
+  event,
+  status: 'queued',
+  receivedAt: receivedAt.toISOString(),
+});
+
+async function originalAnswer(deps: Deps, eventId: string): Promise<AcceptedEvent> {
+  const original = await deps.db.prisma.webhookLog.findUniqueOrThrow({
+    where: { id: eventId },
+    select: { id: true, event: true, receivedAt: true },
+  });
+  return acceptedAnswer(original.id, original.event ?? '', original.receivedAt);
+}
+
+async function enqueueOrLeaveToReconciler(deps: Deps, record: AcceptedRecord): Promise<void> {
+  const log = { eventId: record.id, requestId: record.requestId, event: record.event };
+  try {
+    await enqueueContentEvent(
+      deps.queue,
+      record.event,
+      { eventId: record.id, requestId: record.requestId },
+      deps.config.jobs,
+    );
+    deps.logger.debug(log, 'event queued');
+  } catch (error) {
+    // The row is committed: the event is safe. The reconciler enqueues it once Redis is back.
+    deps.logger.warn({ ...log, err: error }, 'could not enqueue; left to the outbox reconciler');
+  }
+}
 
 async function reject(
   deps: Deps,
   input: IngestInput,
   eventField: unknown,
-  body: unknown,
   error: AppError,
 ): Promise<never> {
   const id = uuidv7();
-  await deps.db.prisma.webhookLog.create({
-    data: {
+  await recordRejected(
+    deps,
+    {
       id,
       accountId: input.principal.accountId,
       apiKeyId: input.principal.apiKeyId,
-      event: recordableEventName(eventField),
-      payload: jsonOrJsonNull(recordablePayload(body)),
       requestId: input.requestId,
-      status: 'rejected',
-      orderKeys: [],
-      finishedAt: new Date(),
-      error: {
-        code: error.code,
-        message: error.message,
-        ...(error.errors ? { errors: error.errors } : {}),
-      },
+      eventField,
+      body: input.body,
     },
-    select: { id: true },
-  });
+    error,
+  );
   deps.logger.info({ eventId: id, requestId: input.requestId, code: error.code }, 'event rejected');
   throw new AppError(error.code, error.message, {
     errors: error.errors,

@@ -18,8 +18,16 @@ export const ERROR_CODES = {
   HANDLE_TAKEN: { status: 409, title: 'The handle is already taken' },
   KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
   SLUG_TAKEN: { status: 409, title: 'The slug is already taken' },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    title: 'A request with this Idempotency-Key is in progress',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The body must be application/json' },
+  IDEMPOTENCY_KEY_MISMATCH: {
+    status: 422,
+    title: 'The Idempotency-Key was used with a different request',
+  },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   PROCESSING_FAILED: { status: 500, title: 'The event could not be applied' },

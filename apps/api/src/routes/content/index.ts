@@ -3,50 +3,46 @@ import {
   AppError,
   ContentEventRequestSchema,
   createEventSchemas,
-  ERROR_CODES,
-  isErrorCode,
-  isFinalStatus,
   PUBLISH_ALL_SCOPE,
   READ_RECEIPTS_SCOPE,
   ReceiptIdParamsSchema,
   ReceiptListQuerySchema,
   ReceiptListSchema,
   ReceiptSchema,
-  type Receipt,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf, requireScope } from '../../plugins/authentication.js';
+import { rateLimitHook } from '../../plugins/rate-limit.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
 import { ingestEvent, receiptPath } from '../../services/ingest-event.js';
+import { awaitOutcome, outcomeAnswer } from '../../services/outcome.js';
 import { preferredWaitSeconds } from '../../services/prefer-wait.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
 import { problemResponses } from '../problem-responses.js';
 
 const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
 
-/** The final answer to a `Prefer: wait` request: the receipt, or its failure as a problem. */
-function finalOutcome(receipt: Receipt): Receipt | AppError {
-  if (receipt.status === 'succeeded') return receipt;
-  const code = receipt.error?.code;
-  return new AppError(
-    isErrorCode(code) ? code : 'PROCESSING_FAILED',
-    receipt.error?.message ?? ERROR_CODES.PROCESSING_FAILED.title,
-    {
-      errors: receipt.error?.errors,
-      extensions: { eventId: receipt.id, instance: receiptPath(receipt.id) },
-    },
-  );
-}
-
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const schemas = createEventSchemas(deps.config.content);
+  // Per key, counted in Redis so that the limit holds across API instances; it fails
+  // open when Redis is unreachable (see plugins/rate-limit.ts).
+  const perKeyRateLimit = rateLimitHook(app, [
+    {
+      name: 'content-key',
+      max: deps.config.limits.contentPerKeyPerMinute,
+      windowMs: 60_000,
+      key: (request) =>
+        request.principal?.via === 'apiKey' ? request.principal.apiKeyId : undefined,
+    },
+  ]);
 
   app.post(
     '/',
     {
       bodyLimit: deps.config.limits.contentBodyBytes,
-      onRequest: app.requireApiKey,
+      onRequest: [app.requireApiKey, perKeyRateLimit],
       // The body schema documents the contract; validation happens in the handler, after
       // the scope check, so that an invalid event can still be recorded as rejected.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
@@ -60,7 +56,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         response: {
           202: AcceptedEventSchema,
           200: ReceiptSchema,
-          ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
+          ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
         },
       },
     },
@@ -71,24 +67,22 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         request.headers.prefer,
         deps.config.limits.waitMaxSeconds,
       );
-      const accepted = await ingestEvent(deps, schemas, {
+      const { accepted, replayed } = await ingestEvent(deps, schemas, {
         principal,
         body: request.body,
         requestId: request.id,
+        idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER],
         notifyOnFinish: waitSeconds > 0,
       });
       reply.header('location', receiptPath(accepted.id));
+      if (replayed) reply.header('idempotent-replayed', 'true');
       if (waitSeconds > 0) {
-        let receipt: Receipt | undefined;
-        await deps.waiter.waitFor(accepted.id, waitSeconds * 1000, async () => {
-          receipt = await getReceipt(deps, principal.accountId, accepted.id);
-          return isFinalStatus(receipt.status);
-        });
-        if (receipt !== undefined && isFinalStatus(receipt.status)) {
+        const receipt = await awaitOutcome(deps, principal.accountId, accepted.id, waitSeconds);
+        if (receipt !== undefined) {
           reply.header('preference-applied', `wait=${waitSeconds}`);
-          const outcome = finalOutcome(receipt);
-          if (outcome instanceof AppError) throw outcome;
-          return reply.code(200).send(outcome);
+          const answer = outcomeAnswer(receipt);
+          if (answer instanceof AppError) throw answer;
+          return reply.code(200).send(answer);
         }
       }
       return reply.code(202).send(accepted);

@@ -1,0 +1,42 @@
+import type { WorkerDeps } from './deps.js';
+import { expireIdempotencyKeys } from './idempotency-janitor.js';
+import { reconcileOnce } from './outbox-reconciler.js';
+
+export interface MaintenanceLoop {
+  stop(): Promise<void>;
+}
+
+/**
+ * Every RECONCILE_INTERVAL_MS: re-queue recorded events missing from the queue, and
+ * free expired Idempotency-Keys. One round at a time; a failed round is logged and the
+ * next one tries again (during an outage, every round fails until it is over).
+ */
+export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const round = async () => {
+    try {
+      await reconcileOnce(deps);
+      await expireIdempotencyKeys(deps);
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'maintenance round failed; will try again');
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = round().finally(schedule);
+    }, deps.config.worker.reconcileIntervalMs);
+  };
+  schedule();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

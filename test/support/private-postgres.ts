@@ -1,0 +1,77 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { applyMigrations, MIGRATIONS_DIR, SCHEMA_PATH } from '@ingest/db/migrations';
+import { freePort } from './free-port.js';
+
+const run = promisify(execFile);
+const POSTGRES_UID = 'postgres';
+
+function binDir(): string {
+  const [version] = readdirSync('/usr/lib/postgresql').sort().reverse();
+  if (version === undefined)
+    throw new Error('no PostgreSQL installation under /usr/lib/postgresql');
+  return `/usr/lib/postgresql/${version}/bin`;
+}
+
+export interface PrivatePostgres {
+  /** URL of the migrated `ingest` database on this cluster. */
+  url: string;
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  start(): Promise<void>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * A PostgreSQL cluster of the test's own (initdb + pg_ctl from the machine's packages)
+ * on a free port, migrated, so that a test can stop and restart it without touching the
+ * machine's shared server. initdb refuses to run as root: it runs as `postgres`.
+ */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const bin = binDir();
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'ingest-pg-'));
+  const { stdout: uid } = await run('id', ['-u', POSTGRES_UID]);
+  const { stdout: gid } = await run('id', ['-g', POSTGRES_UID]);
+  await chown(dir, Number(uid), Number(gid));
+  const data = join(dir, 'data');
+  const asPostgres = (command: string, args: string[]) =>
+    run('runuser', ['-u', POSTGRES_UID, '--', `${bin}/${command}`, ...args]);
+
+  await asPostgres('initdb', [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '-E',
+    'UTF8',
+    '--no-sync',
+  ]);
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const start = async () => {
+    await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
+  };
+  const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
+    await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+  };
+  await start();
+  const url = `postgresql://postgres:postgres@127.0.0.1:${port}/ingest`;
+  await applyMigrations({
+    databaseUrl: url,
+    schemaPath: SCHEMA_PATH,
+    migrationsDir: MIGRATIONS_DIR,
+  });
+  return {
+    url,
+    stop,
+    start,
+    async destroy() {
+      await stop('immediate').catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
