@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsup';
 import { appBuildOptions } from '../../scripts/tsup-app.js';
 
-export default defineConfig(appBuildOptions(import.meta.dirname, 'src/main.ts'));
+export default defineConfig(appBuildOptions(import.meta.dirname, ['src/main.ts']));

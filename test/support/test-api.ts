@@ -4,7 +4,7 @@ import type { ApiDeps } from '@ingest/api/deps';
 import { loadApiConfig, type Env } from '@ingest/config';
 import { createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
-import { connectRedis, createContentQueue } from '@ingest/queue';
+import { connectRedis, createContentQueue, createMinuteCounter } from '@ingest/queue';
 import { createEventWaiter } from '@ingest/api/event-waiter';
 import { newTestTag, testEnv } from './test-env.js';
 
@@ -44,7 +44,8 @@ export async function startTestApi(
   const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const waiter = createEventWaiter(config.database.url, logger);
-  const deps: ApiDeps = { config, db, redis, queue, waiter, logger };
+  const acceptedCounter = createMinuteCounter(redis, config.redis.keyPrefix, 'accepted');
+  const deps: ApiDeps = { config, db, redis, queue, waiter, acceptedCounter, logger };
   const app = await buildApp(deps);
   beforeReady?.(app);
   await app.ready();
@@ -55,6 +56,7 @@ export async function startTestApi(
     logLines,
     async close() {
       await app.close();
+      await acceptedCounter.stop();
       await waiter.close();
       await queue.close();
       await db.prisma.account.deleteMany({ where: { email: { endsWith: `@${tag}.test` } } });

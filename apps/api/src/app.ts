@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import Fastify from 'fastify';
 import {
   serializerCompiler,
@@ -6,12 +7,14 @@ import {
 } from 'fastify-type-provider-zod';
 import type { ApiDeps } from './deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
+import { dashboardPlugin } from './plugins/dashboard.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { gracefulClosePlugin } from './plugins/graceful-close.js';
 import { jsonOnlyPlugin } from './plugins/json-only.js';
 import { loadSheddingPlugin } from './plugins/load-shedding.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
+import { adminRoutes } from './routes/admin/index.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { contentRoutes } from './routes/content/index.js';
@@ -42,6 +45,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(errorHandlerPlugin);
   await app.register(loadSheddingPlugin, deps.config.loadShedding);
   await app.register(jsonOnlyPlugin);
+  await app.register(fastifyCookie);
   await app.register(rateLimitPlugin, {
     redis: deps.redis,
     keyPrefix: deps.config.redis.keyPrefix,
@@ -52,6 +56,8 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
   await app.register(contentRoutes, { prefix: '/api/webhooks/content', deps });
   await app.register(readRoutes, { prefix: '/api', deps });
+  await app.register(adminRoutes, { prefix: '/api/admin', deps });
+  await app.register(dashboardPlugin, { deps });
   await app.register(problemRoutes, { prefix: '/problems' });
   return app;
 }

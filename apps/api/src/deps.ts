@@ -1,7 +1,7 @@
 import type { ApiConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue } from '@ingest/queue';
+import type { ContentQueue, MinuteCounter } from '@ingest/queue';
 import type { Redis } from 'ioredis';
 import type { EventWaiter } from './services/event-waiter.js';
 
@@ -15,5 +15,7 @@ export interface ApiDeps {
   queue: ContentQueue;
   /** Lets `Prefer: wait` requests hear when their event is finished. */
   waiter: EventWaiter;
+  /** Events accepted per minute, for the operators' throughput chart. */
+  acceptedCounter: MinuteCounter;
   logger: Logger;
 }

@@ -2,7 +2,13 @@
 import { ConfigError, loadApiConfig, type ApiConfig } from '@ingest/config';
 import { checkDatabase, createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
-import { checkRedis, connectRedis, createContentQueue, warnUnlessNoEviction } from '@ingest/queue';
+import {
+  checkRedis,
+  connectRedis,
+  createContentQueue,
+  createMinuteCounter,
+  warnUnlessNoEviction,
+} from '@ingest/queue';
 import { buildApp } from './app.js';
 import { createEventWaiter } from './services/event-waiter.js';
 
@@ -43,7 +49,8 @@ await warnUnlessNoEviction(redis, logger);
 const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
 queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 const waiter = createEventWaiter(config.database.url, logger);
-const app = await buildApp({ config, db, redis, queue, waiter, logger });
+const acceptedCounter = createMinuteCounter(redis, config.redis.keyPrefix, 'accepted');
+const app = await buildApp({ config, db, redis, queue, waiter, acceptedCounter, logger });
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
@@ -52,6 +59,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
   try {
     await app.close();
+    await acceptedCounter.stop();
     await waiter.close();
     await queue.close();
     await db.close();

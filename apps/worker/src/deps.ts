@@ -2,7 +2,7 @@ import type { WorkerConfig } from '@ingest/config';
 import type { EventSchemas } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue } from '@ingest/queue';
+import type { ContentQueue, MinuteCounter } from '@ingest/queue';
 
 /** Everything the worker needs from outside; main.ts builds it, tests may build their own. */
 export interface WorkerDeps {
@@ -11,5 +11,7 @@ export interface WorkerDeps {
   /** For re-queueing by the outbox reconciler. */
   queue: ContentQueue;
   schemas: EventSchemas;
+  /** Events applied per minute, for the operators' throughput chart. */
+  appliedCounter: MinuteCounter;
   logger: Logger;
 }

@@ -118,6 +118,7 @@ async function applyEventJob(
       log.info('event was finished by another run; this one changed nothing');
       return;
     }
+    deps.appliedCounter.increment();
     log.info({ result: applied }, 'event applied');
   } catch (error) {
     // No database, no attempt: the caller hands the job back without recording one.

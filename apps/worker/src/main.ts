@@ -10,6 +10,7 @@ import {
   checkRedis,
   CONTENT_EVENTS_QUEUE,
   createContentQueue,
+  createMinuteCounter,
   createRedisConnection,
   warnUnlessNoEviction,
   type ContentJobData,
@@ -49,7 +50,15 @@ const workerConnection = createRedisConnection(config.redis.url, 'worker', 'inge
 await warnUnlessNoEviction(queueConnection, logger);
 const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
 queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
-const deps: WorkerDeps = { config, db, queue, schemas: createEventSchemas(config.content), logger };
+const appliedCounter = createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied');
+const deps: WorkerDeps = {
+  config,
+  db,
+  queue,
+  schemas: createEventSchemas(config.content),
+  appliedCounter,
+  logger,
+};
 
 const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
   CONTENT_EVENTS_QUEUE,
@@ -91,6 +100,7 @@ async function shutdown(signal: string): Promise<void> {
   }
   try {
     await maintenance.stop();
+    await appliedCounter.stop();
     await queue.close();
     await db.close();
     await Promise.all([queueConnection.quit(), workerConnection.quit()]);

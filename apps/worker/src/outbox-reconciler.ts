@@ -1,5 +1,5 @@
 import { isEventName } from '@ingest/contracts';
-import { enqueueContentEvent } from '@ingest/queue';
+import { requeueEvent } from '@ingest/queue';
 import type { WorkerDeps } from './deps.js';
 
 const BATCH = 500;
@@ -32,27 +32,21 @@ export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
   let requeued = 0;
   for (const row of rows) {
     if (!isEventName(row.event)) continue;
-    const state = await queue.getJobState(row.id);
-    const log = logger.child({ eventId: row.id, requestId: row.requestId, jobState: state });
-    if (state === 'unknown') {
-      await enqueueContentEvent(
-        queue,
-        row.event,
-        { eventId: row.id, requestId: row.requestId },
-        config.jobs,
-      );
-      log.warn('recorded event was not in the queue; queued it again');
-      requeued += 1;
-    } else if (state === 'failed' || state === 'completed') {
-      // BullMQ gave up on the job (a worker died holding it more often than maxStalledCount
-      // allows) or lost track of it, while the event is not finished: run it again.
-      const job = await queue.getJob(row.id);
-      await job
-        ?.retry(state)
-        .catch((error: unknown) => log.debug({ err: error }, 'retry raced another reconciler'));
-      log.warn('event unfinished but its job had ended; retried the job');
-      requeued += 1;
-    }
+    const outcome = await requeueEvent(
+      queue,
+      row.event,
+      { eventId: row.id, requestId: row.requestId },
+      config.jobs,
+    );
+    if (outcome === 'present') continue;
+    // 'added': Redis never had the job or lost it; 'retried': BullMQ gave up on it (a
+    // worker died holding it more often than maxStalledCount allows) while the event is
+    // not finished.
+    logger.warn(
+      { eventId: row.id, requestId: row.requestId, outcome },
+      'recorded event was not in the queue; queued it again',
+    );
+    requeued += 1;
   }
   return requeued;
 }

@@ -1,11 +1,12 @@
 import { apiConfigFromEnv, type ApiConfig } from './api-config.js';
 import { loadConfig, type Env } from './load-config.js';
+import { sharedConfigFromEnv, type SharedConfig } from './shared-env.js';
 import { workerConfigFromEnv, type WorkerConfig } from './worker-config.js';
 
 export { ConfigError, type Env } from './load-config.js';
 export { INSECURE_DEV_JWT_SECRET, type ApiConfig } from './api-config.js';
 export type { WorkerConfig } from './worker-config.js';
-export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from './shared-env.js';
+export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, type SharedConfig } from './shared-env.js';
 export { LOG_LEVELS, type LogLevel } from './env-fields.js';
 
 // The only reads of process.env in the code base: each composition root calls one of
@@ -14,3 +15,6 @@ export const loadApiConfig = (env: Env = process.env): ApiConfig =>
   loadConfig(apiConfigFromEnv, env);
 export const loadWorkerConfig = (env: Env = process.env): WorkerConfig =>
   loadConfig(workerConfigFromEnv, env);
+/** Settings every process shares (database, Redis, logs): for command-line tools. */
+export const loadSharedConfig = (env: Env = process.env): SharedConfig =>
+  loadConfig(sharedConfigFromEnv, env);

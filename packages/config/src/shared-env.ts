@@ -46,3 +46,6 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
     idempotency: { ttlHours: env.IDEMPOTENCY_KEY_TTL_HOURS },
   };
 }
+
+export const sharedConfigFromEnv = SharedEnvSchema.transform(sharedSettings);
+export type SharedConfig = z.output<typeof sharedConfigFromEnv>;

@@ -23,3 +23,4 @@ export * from './events.js';
 export * from './receipts.js';
 export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
+export * from './admin.js';

@@ -15,3 +15,9 @@ export {
   type ContentQueue,
 } from './content-queue.js';
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';
+export { requeueEvent, type Requeued } from './requeue.js';
+export {
+  createMinuteCounter,
+  readMinuteCounts,
+  type MinuteCounter,
+} from './throughput-counters.js';

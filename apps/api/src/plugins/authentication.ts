@@ -28,20 +28,33 @@ declare module 'fastify' {
     requireAccountOrKey: (request: FastifyRequest) => Promise<void>;
     /** A hook that requires an `x-api-key`. */
     requireApiKey: (request: FastifyRequest) => Promise<void>;
+    /** A hook that requires an operator: an admin account's bearer token or session cookie. */
+    requireAdmin: (request: FastifyRequest) => Promise<void>;
     apiKeys: ApiKeyAuthenticator;
   }
 }
 
 export const API_KEY_HEADER = 'x-api-key';
+/** The operators' session: the same JWT, in an HttpOnly cookie, accepted by admin routes only. */
+export const ADMIN_SESSION_COOKIE = 'ingest_admin';
 const ISSUER = 'ingest';
+export const ADMIN_ROLE = 'admin';
 const AUDIENCE = 'ingest-api';
 
-async function accountFromBearer(request: FastifyRequest): Promise<string> {
-  if (!/^Bearer\s+\S/i.test(request.headers.authorization ?? '')) {
+async function accountFromBearer(
+  request: FastifyRequest,
+  allowSessionCookie = false,
+): Promise<string> {
+  const hasBearer = /^Bearer\s+\S/i.test(request.headers.authorization ?? '');
+  const sessionToken = allowSessionCookie ? request.cookies[ADMIN_SESSION_COOKIE] : undefined;
+  if (!hasBearer && sessionToken === undefined) {
     throw new AppError('UNAUTHENTICATED', 'Send a bearer token: Authorization: Bearer <token>');
   }
   try {
-    const { sub } = await request.jwtVerify<{ sub: string }>();
+    const { sub } =
+      hasBearer || sessionToken === undefined
+        ? await request.jwtVerify<{ sub: string }>()
+        : request.server.jwt.verify<{ sub: string }>(sessionToken);
     return sub;
   } catch (error) {
     // Every verification failure is the caller's: a wrong algorithm included, which
@@ -96,6 +109,20 @@ export const authenticationPlugin = fp(
 
     app.decorate('requireApiKey', async (request: FastifyRequest) => {
       request.principal = await principalFromKey(request);
+    });
+
+    // The role is read from the database on every request, not from the token, so that
+    // taking it away takes effect at once.
+    app.decorate('requireAdmin', async (request: FastifyRequest) => {
+      const accountId = await accountFromBearer(request, true);
+      const account = await deps.db.prisma.account.findUnique({
+        where: { id: accountId },
+        select: { role: true },
+      });
+      if (account === null) throw new AppError('UNAUTHENTICATED', 'The account no longer exists');
+      if (account.role !== ADMIN_ROLE)
+        throw new AppError('FORBIDDEN', 'Only operators (admin accounts) may do this');
+      request.principal = { via: 'token', accountId };
     });
   },
   { name: 'authentication' },

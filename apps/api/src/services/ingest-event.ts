@@ -8,7 +8,7 @@ import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
 import { recordAccepted, recordRejected, type AcceptedRecord } from './event-record.js';
 import { claimIdempotencyKey, idempotencyKeyFrom, requestHashOf } from './idempotency.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
+type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter'>;
 
 export interface IngestInput {
   principal: Extract<Principal, { via: 'apiKey' }>;
@@ -113,6 +113,7 @@ async function originalAnswer(deps: Deps, eventId: string): Promise<AcceptedEven
 }
 
 async function enqueueOrLeaveToReconciler(deps: Deps, record: AcceptedRecord): Promise<void> {
+  deps.acceptedCounter.increment();
   const log = { eventId: record.id, requestId: record.requestId, event: record.event };
   try {
     await enqueueContentEvent(

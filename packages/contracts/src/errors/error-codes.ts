@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   HANDLE_TAKEN: { status: 409, title: 'The handle is already taken' },
   KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
   SLUG_TAKEN: { status: 409, title: 'The slug is already taken' },
+  EVENT_NOT_RETRYABLE: { status: 409, title: 'Only failed events can be retried' },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
     title: 'A request with this Idempotency-Key is in progress',

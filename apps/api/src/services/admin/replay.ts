@@ -1,0 +1,69 @@
+import { AppError, isEventName, type EventSearchFilters } from '@ingest/contracts';
+import { Prisma } from '@ingest/db';
+import { requeueEvent } from '@ingest/queue';
+import type { ApiDeps } from '../../deps.js';
+import { searchConditions } from './event-search.js';
+
+type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
+
+const BULK_LIMIT = 10_000;
+
+interface Replayed {
+  id: string;
+  event: string | null;
+  requestId: string;
+}
+
+/**
+ * Sends failed events back to the queue under their own identity: same id, same place
+ * in their slug's order, same receipt, which counts the replay. Only a `failed` event
+ * can be replayed, and the status change is the guard: two operators retrying at once
+ * replay it once, and an event can still be applied only once.
+ */
+async function replay(deps: Deps, where: Prisma.Sql, limit: number): Promise<Replayed[]> {
+  const rows = await deps.db.prisma.$queryRaw<Replayed[]>`
+    UPDATE webhook_logs
+    SET status = 'queued', finished_at = NULL, result = NULL,
+        replays = replays + 1, last_replayed_at = now()
+    WHERE id IN (
+      SELECT id FROM webhook_logs WHERE status = 'failed' AND ${where}
+      ORDER BY sequence LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, event, request_id AS "requestId"`;
+  for (const row of rows) {
+    if (!isEventName(row.event)) continue;
+    const data = { eventId: row.id, requestId: row.requestId };
+    // If Redis is away, the row is queued again anyway: the outbox reconciler delivers it.
+    await requeueEvent(deps.queue, row.event, data, deps.config.jobs).catch((error: unknown) =>
+      deps.logger.warn(
+        { err: error, eventId: row.id },
+        'replayed event left to the outbox reconciler',
+      ),
+    );
+    deps.logger.info(
+      { eventId: row.id, requestId: row.requestId },
+      'event replayed by an operator',
+    );
+  }
+  return rows;
+}
+
+export async function replayEvent(deps: Deps, id: string): Promise<void> {
+  const [replayed] = await replay(deps, Prisma.sql`id = ${id}::uuid`, 1);
+  if (replayed !== undefined) return;
+  const exists = await deps.db.prisma.webhookLog.findUnique({
+    where: { id },
+    select: { status: true },
+  });
+  if (exists === null) throw new AppError('NOT_FOUND', 'No event with this id');
+  throw new AppError(
+    'EVENT_NOT_RETRYABLE',
+    `Only failed events can be retried; this one is ${exists.status}`,
+  );
+}
+
+/** Replays every failed event matching the filters (at most 10,000 a call). */
+export async function replayMatching(deps: Deps, filters: EventSearchFilters): Promise<number> {
+  return (await replay(deps, searchConditions({ ...filters, status: 'failed' }), BULK_LIMIT))
+    .length;
+}

@@ -1,0 +1,2 @@
+// Placeholder until the dashboard is built.
+document.body.textContent = 'dashboard';

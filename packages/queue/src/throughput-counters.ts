@@ -1,0 +1,68 @@
+import type { Redis } from 'ioredis';
+
+const MINUTE_MS = 60_000;
+const KEEP_SECONDS = 2 * 60 * 60;
+const FLUSH_INTERVAL_MS = 1_000;
+
+const minuteOf = (time: number): number => Math.floor(time / MINUTE_MS) * MINUTE_MS;
+const keyOf = (keyPrefix: string, name: string, minute: number) =>
+  `${keyPrefix}:stats:${name}:${minute}`;
+
+export interface MinuteCounter {
+  increment(by?: number): void;
+  /** Writes what is counted so far; called every second, and on shutdown. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Counts events per minute, shared by every process through Redis, for the operators'
+ * throughput chart. Counting is in memory and written once a second (INCRBY), so the
+ * hot path pays nothing; a process that dies loses at most a second of counts, which a
+ * chart can bear. Redis being away loses those seconds too, and nothing else.
+ */
+export function createMinuteCounter(redis: Redis, keyPrefix: string, name: string): MinuteCounter {
+  const pending = new Map<number, number>();
+  const flush = async () => {
+    if (pending.size === 0) return;
+    const batch = [...pending];
+    pending.clear();
+    const pipeline = redis.pipeline();
+    for (const [minute, count] of batch) {
+      pipeline
+        .incrby(keyOf(keyPrefix, name, minute), count)
+        .expire(keyOf(keyPrefix, name, minute), KEEP_SECONDS);
+    }
+    await pipeline.exec().catch(() => undefined);
+  };
+  const timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS);
+  timer.unref();
+  return {
+    increment(by = 1) {
+      const minute = minuteOf(Date.now());
+      pending.set(minute, (pending.get(minute) ?? 0) + by);
+    },
+    flush,
+    async stop() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+/** The counts of the last `minutes` minutes, oldest first, this minute included. */
+export async function readMinuteCounts(
+  redis: Redis,
+  keyPrefix: string,
+  name: string,
+  minutes: number,
+  now = Date.now(),
+): Promise<Array<{ minute: number; count: number }>> {
+  const last = minuteOf(now);
+  const starts = Array.from(
+    { length: minutes },
+    (_, index) => last - (minutes - 1 - index) * MINUTE_MS,
+  );
+  const values = await redis.mget(starts.map((minute) => keyOf(keyPrefix, name, minute)));
+  return starts.map((minute, index) => ({ minute, count: Number(values[index] ?? 0) }));
+}

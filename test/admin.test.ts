@@ -1,0 +1,269 @@
+// The operator API: who may use it, queue state, event search and detail, replay,
+// pause and resume.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
+import { registerAdmin } from './support/admin.js';
+import { accept, articleData, finalReceipt, sendEvent, uniqueSlug } from './support/content.js';
+import { expectProblem } from './support/problems.js';
+import { REPO_ROOT, run, runTs } from './support/processes.js';
+import { startTestApi, type TestApi } from './support/test-api.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+const TSX = `${REPO_ROOT}node_modules/.bin/tsx`;
+
+let api: TestApi;
+let worker: WorkerProcess;
+let admin: RegisteredAccount;
+let publisher: RegisteredAccount;
+let key: string;
+beforeAll(async () => {
+  api = await startTestApi();
+  worker = await startWorkerProcess(api.tag);
+  admin = await registerAdmin(api);
+  publisher = await registerAccount(api);
+  ({ key } = await createKey(api, publisher));
+});
+afterAll(async () => {
+  await worker?.stop();
+  await api?.close();
+});
+
+const asAdmin = (method: 'GET' | 'POST', url: string, payload?: object) =>
+  api.app.inject({ method, url, headers: bearer(admin.token), ...(payload ? { payload } : {}) });
+
+describe('operator access', () => {
+  it('refuses publishers (403) and anonymous callers (401) on every operator endpoint', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/admin/queue'],
+      ['POST', '/api/admin/queue/pause'],
+      ['GET', '/api/admin/events'],
+      ['POST', '/api/admin/events/retry'],
+    ] as const) {
+      expectProblem(
+        await api.app.inject({ method, url, headers: bearer(publisher.token), payload: {} }),
+        403,
+        'FORBIDDEN',
+      );
+      expectProblem(await api.app.inject({ method, url, payload: {} }), 401, 'UNAUTHENTICATED');
+    }
+    // An API key is never an operator credential.
+    expectProblem(
+      await api.app.inject({
+        method: 'GET',
+        url: '/api/admin/queue',
+        headers: { 'x-api-key': key },
+      }),
+      401,
+      'UNAUTHENTICATED',
+    );
+  });
+
+  it('grants the role only through `pnpm admin:grant`, on the server', async () => {
+    const account = await registerAccount(api);
+    const env = { DATABASE_URL: api.deps.config.database.url };
+    expect((await runTs('apps/api/src/cli/grant-admin.ts', { env })).code).toBe(2); // no email: usage
+    const granted = await run(
+      TSX,
+      ['apps/api/src/cli/grant-admin.ts', account.email.toUpperCase()],
+      { env },
+    );
+    expect(granted.code, granted.stderr).toBe(0);
+    expect(granted.stdout).toContain('is now an operator');
+    expect(
+      (
+        await api.app.inject({
+          method: 'GET',
+          url: '/api/admin/queue',
+          headers: bearer(account.token),
+        })
+      ).statusCode,
+    ).toBe(200);
+    const revoked = await run(TSX, ['apps/api/src/cli/grant-admin.ts', '--revoke', account.email], {
+      env,
+    });
+    expect(revoked.code).toBe(0);
+    expectProblem(
+      await api.app.inject({
+        method: 'GET',
+        url: '/api/admin/queue',
+        headers: bearer(account.token),
+      }),
+      403,
+      'FORBIDDEN',
+    );
+  });
+
+  it('opens a dashboard session (HttpOnly cookie) for operators only', async () => {
+    const login = (account: RegisteredAccount) =>
+      api.app.inject({
+        method: 'POST',
+        url: '/api/admin/session',
+        payload: { email: account.email, password: account.password },
+      });
+    expectProblem(await login(publisher), 403, 'FORBIDDEN');
+    const response = await login(admin);
+    expect(response.statusCode).toBe(200);
+    const cookie = response.cookies.find((c) => c.name === 'ingest_admin');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    const withCookie = await api.app.inject({
+      method: 'GET',
+      url: '/api/admin/queue',
+      cookies: { ingest_admin: cookie!.value },
+    });
+    expect(withCookie.statusCode).toBe(200);
+    // The session cookie opens operator routes only.
+    expectProblem(
+      await api.app.inject({
+        method: 'GET',
+        url: '/api/webhooks/api-keys',
+        cookies: { ingest_admin: cookie!.value },
+      }),
+      401,
+      'UNAUTHENTICATED',
+    );
+  });
+});
+
+describe('queue state', () => {
+  it('reports counts per state, workers, the oldest waiting job and per-minute throughput', async () => {
+    const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
+    await finalReceipt(api, key, id);
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // counters are written every second
+    const state = (await asAdmin('GET', '/api/admin/queue')).json();
+    expect(state.paused).toBe(false);
+    expect(state.workers).toBeGreaterThanOrEqual(1);
+    expect(Object.keys(state.counts).sort()).toEqual([
+      'active',
+      'completed',
+      'delayed',
+      'failed',
+      'paused',
+      'prioritized',
+      'waiting',
+    ]);
+    expect(state.throughput).toHaveLength(60);
+    const last = state.throughput.at(-1);
+    expect(last.accepted + state.throughput.at(-2).accepted).toBeGreaterThanOrEqual(1);
+    expect(last.applied + state.throughput.at(-2).applied).toBeGreaterThanOrEqual(1);
+  });
+
+  it('pauses and resumes processing', async () => {
+    expect((await asAdmin('POST', '/api/admin/queue/pause')).json()).toEqual({ paused: true });
+    try {
+      const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const state = (await asAdmin('GET', '/api/admin/queue')).json();
+      expect(state.paused).toBe(true);
+      expect(state.counts.paused).toBeGreaterThanOrEqual(1);
+      expect(state.oldestWaitingAgeSeconds).toBeGreaterThan(0.5);
+      expect(await finalReceipt(api, key, id, 1_000).catch(() => 'not finished')).toBe(
+        'not finished',
+      );
+      expect((await asAdmin('POST', '/api/admin/queue/resume')).json()).toEqual({ paused: false });
+      expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
+    } finally {
+      await asAdmin('POST', '/api/admin/queue/resume');
+    }
+  });
+});
+
+describe('event search, detail and replay', () => {
+  it('finds events by each filter, newest first, across accounts', async () => {
+    const other = await registerAccount(api);
+    const { id: otherKeyId, key: otherKey } = await createKey(api, other);
+    const slug = uniqueSlug();
+    const category = `Cat-${slug}`;
+    const created = await accept(api, otherKey, 'article.create', articleData({ slug, category }));
+    const deleted = await accept(api, otherKey, 'article.delete', { slug });
+    await finalReceipt(api, otherKey, deleted);
+    const missing = await accept(api, otherKey, 'article.delete', { slug });
+    await finalReceipt(api, otherKey, missing);
+    const search = async (query: string) =>
+      (
+        (await asAdmin('GET', `/api/admin/events?${query}`)).json().items as Array<{ id: string }>
+      ).map((e) => e.id);
+
+    expect(await search(`accountId=${other.id}`)).toEqual([missing, deleted, created]);
+    expect(await search(`apiKeyId=${otherKeyId}&limit=2`)).toEqual([missing, deleted]);
+    expect(await search(`slug=${slug}`)).toEqual([missing, deleted, created]);
+    expect(await search(`slug=${slug}&status=failed`)).toEqual([missing]);
+    expect(await search(`slug=${slug}&event=article.create`)).toEqual([created]);
+    expect(await search(`payload=${encodeURIComponent(JSON.stringify({ category }))}`)).toEqual([
+      created,
+    ]);
+    const now = new Date().toISOString();
+    expect(await search(`slug=${slug}&to=${encodeURIComponent(now)}`)).toHaveLength(3);
+    expect(await search(`slug=${slug}&from=${encodeURIComponent(now)}`)).toEqual([]);
+    expectProblem(
+      await asAdmin('GET', '/api/admin/events?payload=not-json'),
+      400,
+      'VALIDATION_FAILED',
+    );
+  });
+
+  it('shows an event in detail, with every attempt and its error', async () => {
+    const id = await accept(api, key, 'article.update', { slug: uniqueSlug(), title: 'x' });
+    await finalReceipt(api, key, id);
+    const detail = (await asAdmin('GET', `/api/admin/events/${id}`)).json();
+    expect(detail).toMatchObject({
+      id,
+      status: 'failed',
+      accountId: publisher.id,
+      account: { id: publisher.id, handle: publisher.handle },
+      payload: { title: 'x' },
+      requestId: expect.any(String),
+      attemptsLog: [{ number: 1, outcome: 'failed', error: { code: 'ARTICLE_NOT_FOUND' } }],
+    });
+    expectProblem(
+      await asAdmin('GET', '/api/admin/events/01a20000-0000-7000-8000-000000000000'),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('replays a failed event under its own identity, once, and records the replay', async () => {
+    const slug = uniqueSlug();
+    const id = await accept(api, key, 'article.update', { slug, title: 'After replay' });
+    expect((await finalReceipt(api, key, id)).status).toBe('failed');
+    await finalReceipt(api, key, await accept(api, key, 'article.create', articleData({ slug })));
+
+    const [first, second] = await Promise.all([
+      asAdmin('POST', `/api/admin/events/${id}/retry`),
+      asAdmin('POST', `/api/admin/events/${id}/retry`),
+    ]);
+    expect([first.statusCode, second.statusCode].sort()).toEqual([202, 409]);
+    const receipt = await finalReceipt(api, key, id);
+    expect(receipt).toMatchObject({ id, status: 'succeeded', attempts: 2, error: null });
+    expect((await api.deps.db.prisma.article.findUnique({ where: { slug } }))?.title).toBe(
+      'After replay',
+    );
+    const detail = (await asAdmin('GET', `/api/admin/events/${id}`)).json();
+    expect(detail).toMatchObject({ replays: 1, lastReplayedAt: expect.any(String) });
+    expect(detail.attemptsLog.map((a: { outcome: string }) => a.outcome)).toEqual([
+      'failed',
+      'succeeded',
+    ]);
+    expectProblem(
+      await asAdmin('POST', `/api/admin/events/${id}/retry`),
+      409,
+      'EVENT_NOT_RETRYABLE',
+    );
+  });
+
+  it('replays every failed event matching a search', async () => {
+    const slug = uniqueSlug();
+    const ids = [];
+    for (let i = 0; i < 3; i += 1)
+      ids.push(await accept(api, key, 'article.update', { slug, excerpt: `take ${i}` }));
+    for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('failed');
+    await finalReceipt(api, key, await accept(api, key, 'article.create', articleData({ slug })));
+    const response = await asAdmin('POST', '/api/admin/events/retry', { slug });
+    expect(response.json()).toEqual({ retried: 3 });
+    for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
+    // Replayed in their original order: the last update wins.
+    expect((await api.deps.db.prisma.article.findUnique({ where: { slug } }))?.excerpt).toBe(
+      'take 2',
+    );
+    expect((await sendEvent(api, key, 'article.delete', { slug })).statusCode).toBe(202);
+  });
+});
