@@ -48,9 +48,9 @@ async function assertExternalsResolve(appDir: string): Promise<void> {
   }
 }
 
-export function appBuildOptions(appDir: string, entry: string): Options {
+export function appBuildOptions(appDir: string, entries: string[]): Options {
   return {
-    entry: [entry],
+    entry: entries,
     format: ['esm'],
     platform: 'node',
     target: 'node20',
