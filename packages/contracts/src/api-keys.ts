@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { SCOPES } from './scopes.js';
 import { trimmedText } from './safe-text.js';
 
+const YEAR_10000 = Date.UTC(10_000, 0, 1);
+
 export const ScopeSchema = z.enum(SCOPES, {
   error: () => `must be one of: ${SCOPES.join(', ')}`,
 });
@@ -21,6 +23,9 @@ export const ApiKeyCreateRequestSchema = z
         error: 'must be an ISO 8601 date-time, such as 2027-01-31T00:00:00Z',
       })
       .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+      // A four-digit year with an offset can still fall in the year 10000 in UTC, which
+      // the database stores but JavaScript cannot read back.
+      .refine((value) => Date.parse(value) < YEAR_10000, 'must be before the year 10000 (UTC)')
       .optional(),
   })
   .meta({ id: 'ApiKeyCreateRequest' });

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { hasNoNul, NO_NUL_MESSAGE, trimmedText } from './safe-text.js';
+import {
+  hasNoNul,
+  isWellFormedText,
+  NO_NUL_MESSAGE,
+  trimmedText,
+  WELL_FORMED_MESSAGE,
+} from './safe-text.js';
 
 export const HANDLE_PATTERN = /^[a-z0-9_]{3,30}$/;
 export const PASSWORD_MIN_LENGTH = 8;
@@ -20,11 +26,14 @@ const HandleSchema = z
   .toLowerCase()
   .regex(HANDLE_PATTERN, 'must be 3-30 characters of a-z, 0-9 and _');
 
+// Well-formed, because argon2 hashes the UTF-8 encoding, which turns every unpaired
+// surrogate into U+FFFD: "\ud800x" and "\udbffx" would be the same password.
 const PasswordSchema = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)
-  .refine(hasNoNul, NO_NUL_MESSAGE);
+  .refine(hasNoNul, NO_NUL_MESSAGE)
+  .refine(isWellFormedText, WELL_FORMED_MESSAGE);
 
 export const RegisterRequestSchema = z
   .strictObject({
@@ -40,7 +49,14 @@ export type RegisterRequest = z.infer<typeof RegisterRequestSchema>;
 // whatever its shape, so the answer reveals nothing about the rules an account met.
 export const LoginRequestSchema = z
   .strictObject({
-    email: z.string().trim().toLowerCase().min(1).max(254),
+    email: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .min(1)
+      .max(254)
+      .refine(hasNoNul, NO_NUL_MESSAGE)
+      .refine(isWellFormedText, WELL_FORMED_MESSAGE),
     password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
   })
   .meta({ id: 'LoginRequest' });

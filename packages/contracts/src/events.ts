@@ -19,14 +19,23 @@ const SlugSchema = z
 
 const notBlank = (value: string): boolean => value.trim() !== '';
 
+const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+function isHttpUrl(value: string): boolean {
+  if (WHITESPACE_OR_CONTROL.test(value) || !URL.canParse(value)) return false;
+  const { protocol, hostname } = new URL(value);
+  return (protocol === 'http:' || protocol === 'https:') && hostname !== '';
+}
+
 /** The `data` schema of every event, built for the given limits. */
 export function createEventSchemas(limits: ContentLimits = DEFAULT_CONTENT_LIMITS) {
   const text = (max: number) => storableText(0, max);
   const title = storableText(1, limits.titleMaxChars).refine(notBlank, 'must not be blank');
-  const httpUrl = z
-    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-    .max(limits.urlMaxChars)
-    .pipe(storableText(1, limits.urlMaxChars));
+  // Checked, not parsed: z.url() would return the URL trimmed and without tabs or line
+  // breaks, and content is stored exactly as sent. A URL has no whitespace anyway.
+  const httpUrl = storableText(1, limits.urlMaxChars).refine(
+    isHttpUrl,
+    'must be an http(s) URL without spaces',
+  );
   const category = storableText(1, limits.categoryMaxChars).refine(notBlank, 'must not be blank');
   const body = z
     .array(text(limits.paragraphMaxChars))

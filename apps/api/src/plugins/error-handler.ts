@@ -27,7 +27,9 @@ const FASTIFY_ERROR_CODES: Record<string, { code: ErrorCode; detail: string }> =
   },
   FST_ERR_CTP_INVALID_JSON_BODY: {
     code: 'INVALID_JSON',
-    detail: 'The body is not valid JSON',
+    // Fastify's parser also refuses the keys __proto__ and constructor.prototype, which
+    // would otherwise poison object prototypes: say so, since such a body is valid JSON.
+    detail: 'The body is not valid JSON, or uses a reserved key (__proto__, constructor.prototype)',
   },
 };
 

@@ -57,7 +57,7 @@ export function checkEnvelope(body: unknown): EnvelopeCheck {
       ok: false,
       error: new AppError(
         'UNKNOWN_EVENT',
-        `Unknown event "${envelope.event.slice(0, 100)}"; supported: ${EVENT_NAMES.join(', ')}`,
+        `Unknown event "${envelope.event.slice(0, 100).toWellFormed()}"; supported: ${EVENT_NAMES.join(', ')}`,
         { extensions: { supportedEvents: [...EVENT_NAMES] } },
       ),
     };

@@ -57,11 +57,13 @@ export async function recordRejected(
       status: 'rejected',
       orderKeys: [],
       finishedAt: new Date(),
-      error: {
+      // The message and field paths may quote what was sent (an unknown field's name):
+      // cleaned like the payload, or PostgreSQL would refuse the row.
+      error: recordablePayload({
         code: error.code,
         message: error.message,
         ...(error.errors ? { errors: error.errors } : {}),
-      },
+      }) as Prisma.InputJsonValue,
     },
     select: { id: true },
   });

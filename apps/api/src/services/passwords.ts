@@ -15,6 +15,9 @@ const ARGON2ID = {
 export const hashPassword = (password: string): Promise<string> => hash(password, ARGON2ID);
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  // No stored password has an unpaired surrogate (registration refuses them); such a
+  // password would otherwise match one with U+FFFD in its place.
+  if (!password.isWellFormed()) return false;
   try {
     return await verify(passwordHash, password);
   } catch {

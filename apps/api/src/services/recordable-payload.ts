@@ -30,7 +30,10 @@ export function recordablePayload(value: unknown, depth = 0): unknown {
   return record;
 }
 
-/** The event name as recorded: a string, at most 100 characters, or null. */
+/**
+ * The event name as recorded: a string, at most 100 characters, or null. Cut before it
+ * is cleaned, since a cut can split a surrogate pair.
+ */
 export function recordableEventName(value: unknown): string | null {
-  return typeof value === 'string' ? recordableString(value).slice(0, 100) : null;
+  return typeof value === 'string' ? recordableString(value.slice(0, 100)) : null;
 }
