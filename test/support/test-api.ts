@@ -6,6 +6,7 @@ import { createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
 import { connectRedis, createContentQueue, createMinuteCounter } from '@ingest/queue';
 import { createEventWaiter } from '@ingest/api/event-waiter';
+import { createApiMetrics } from '@ingest/api/metrics';
 import { newTestTag, testEnv } from './test-env.js';
 
 export type TestApp = Awaited<ReturnType<typeof buildApp>>;
@@ -45,7 +46,8 @@ export async function startTestApi(
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const waiter = createEventWaiter(config.database.url, logger);
   const acceptedCounter = createMinuteCounter(redis, config.redis.keyPrefix, 'accepted');
-  const deps: ApiDeps = { config, db, redis, queue, waiter, acceptedCounter, logger };
+  const metrics = createApiMetrics(queue);
+  const deps: ApiDeps = { config, db, redis, queue, waiter, acceptedCounter, metrics, logger };
   const app = await buildApp(deps);
   beforeReady?.(app);
   await app.ready();

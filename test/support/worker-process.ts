@@ -103,5 +103,6 @@ export const startWorkerProcess = (
     RECONCILE_INTERVAL_MS: '500',
     RECONCILE_AFTER_MS: '1000',
     JOB_BACKOFF_MS: '100',
+    WORKER_HTTP_PORT: '0',
     ...env,
   });

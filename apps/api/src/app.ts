@@ -12,12 +12,15 @@ import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { gracefulClosePlugin } from './plugins/graceful-close.js';
 import { jsonOnlyPlugin } from './plugins/json-only.js';
 import { loadSheddingPlugin } from './plugins/load-shedding.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { contentRoutes } from './routes/content/index.js';
+import { healthRoutes } from './routes/health/index.js';
 import { readRoutes } from './routes/reads/index.js';
 import { problemRoutes } from './routes/problems/index.js';
 import { RequestLogController } from './request-logging.js';
@@ -36,6 +39,19 @@ export async function buildApp(deps: ApiDeps) {
     // parameter with a bare 414 before validation could say what is wrong.
     routerOptions: { maxParamLength: 256 },
   }).withTypeProvider<ZodTypeProvider>();
+  app.decorateRequest('eventId', null);
+  // Every route as registered, so that a test can hold the OpenAPI document to all of them.
+  const routeTable: Array<{ method: string; url: string; hidden: boolean }> = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      routeTable.push({
+        method,
+        url: route.url,
+        hidden: route.schema?.hide === true,
+      });
+    }
+  });
+  app.decorate('routeTable', routeTable);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -44,6 +60,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(gracefulClosePlugin);
   await app.register(errorHandlerPlugin);
   await app.register(loadSheddingPlugin, deps.config.loadShedding);
+  await app.register(metricsPlugin, { metrics: deps.metrics });
   await app.register(jsonOnlyPlugin);
   await app.register(fastifyCookie);
   await app.register(rateLimitPlugin, {
@@ -52,6 +69,7 @@ export async function buildApp(deps: ApiDeps) {
   });
   await app.register(authenticationPlugin, { deps });
 
+  await app.register(openapiPlugin);
   await app.register(authRoutes, { prefix: '/api/auth', deps });
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
   await app.register(contentRoutes, { prefix: '/api/webhooks/content', deps });
@@ -59,5 +77,12 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(adminRoutes, { prefix: '/api/admin', deps });
   await app.register(dashboardPlugin, { deps });
   await app.register(problemRoutes, { prefix: '/problems' });
+  await app.register(healthRoutes, { deps });
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeTable: Array<{ method: string; url: string; hidden: boolean }>;
+  }
 }

@@ -3,6 +3,7 @@ import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ContentQueue, MinuteCounter } from '@ingest/queue';
 import type { Redis } from 'ioredis';
+import type { ApiMetrics } from './metrics.js';
 import type { EventWaiter } from './services/event-waiter.js';
 
 /** Everything the API needs from outside; server.ts builds it, tests build their own. */
@@ -17,5 +18,7 @@ export interface ApiDeps {
   waiter: EventWaiter;
   /** Events accepted per minute, for the operators' throughput chart. */
   acceptedCounter: MinuteCounter;
+  /** Prometheus series served at /metrics. */
+  metrics: ApiMetrics;
   logger: Logger;
 }

@@ -1,5 +1,12 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The event a content request recorded, accepted or rejected; null for other requests. */
+    eventId: string | null;
+  }
+}
+
 /**
  * One log line a request, written when it completes: Fastify's default adds an
  * "incoming request" line too, doubling log volume on the ingest path for nothing the
@@ -24,6 +31,8 @@ export class RequestLogController extends LogController {
       url: request.url,
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,
+      // With the requestId, one grep follows an event from its request to its worker.
+      ...(request.eventId === null ? {} : { eventId: request.eventId }),
     };
     if (error !== undefined) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request completed');

@@ -10,6 +10,7 @@ import {
   warnUnlessNoEviction,
 } from '@ingest/queue';
 import { buildApp } from './app.js';
+import { createApiMetrics } from './metrics.js';
 import { createEventWaiter } from './services/event-waiter.js';
 
 function loadConfigOrExit(): ApiConfig {
@@ -50,7 +51,8 @@ const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingFor
 queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 const waiter = createEventWaiter(config.database.url, logger);
 const acceptedCounter = createMinuteCounter(redis, config.redis.keyPrefix, 'accepted');
-const app = await buildApp({ config, db, redis, queue, waiter, acceptedCounter, logger });
+const metrics = createApiMetrics(queue);
+const app = await buildApp({ config, db, redis, queue, waiter, acceptedCounter, metrics, logger });
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -3,6 +3,7 @@ import type { EventSchemas } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ContentQueue, MinuteCounter } from '@ingest/queue';
+import type { WorkerMetrics } from './metrics.js';
 
 /** Everything the worker needs from outside; main.ts builds it, tests may build their own. */
 export interface WorkerDeps {
@@ -13,5 +14,7 @@ export interface WorkerDeps {
   schemas: EventSchemas;
   /** Events applied per minute, for the operators' throughput chart. */
   appliedCounter: MinuteCounter;
+  /** Prometheus series served at /metrics on the worker's HTTP port. */
+  metrics: WorkerMetrics;
   logger: Logger;
 }

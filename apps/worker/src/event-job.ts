@@ -12,6 +12,7 @@ import {
   startAttempt,
 } from './event-log.js';
 import { eventErrorOf } from './failures.js';
+import type { JobOutcome } from './metrics.js';
 import { PROCESSORS } from './processors/index.js';
 import type { Processor } from './processors/processor.js';
 
@@ -42,12 +43,24 @@ export function createEventJobProcessor(
   pauseForDatabaseOutage: () => Promise<void>,
 ) {
   return async function processEventJob(job: Job<ContentJobData>, token?: string): Promise<void> {
+    const started = performance.now();
+    const record = (outcome: JobOutcome) => {
+      deps.metrics.jobsProcessed.inc({ event: job.name, outcome });
+      deps.metrics.processingSeconds.observe(
+        { event: job.name },
+        (performance.now() - started) / 1000,
+      );
+    };
     try {
-      await applyEventJob(deps, job, token);
+      record(await applyEventJob(deps, job, token));
     } catch (error) {
-      if (databaseFailureOf(error) !== 'unreachable') throw error;
+      if (databaseFailureOf(error) !== 'unreachable') {
+        record(outcomeOfFailure(error, job));
+        throw error;
+      }
+      record('handed_back');
       deps.logger.warn(
-        { eventId: job.id, err: error },
+        { eventId: job.data.eventId, requestId: job.data.requestId, err: error },
         'database unreachable: handing the job back and pausing',
       );
       await pauseForDatabaseOutage();
@@ -56,11 +69,17 @@ export function createEventJobProcessor(
   };
 }
 
+function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
+  if (error instanceof DelayedError) return 'waiting_for_order';
+  if (error instanceof UnrecoverableError) return 'failed';
+  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried';
+}
+
 async function applyEventJob(
   deps: WorkerDeps,
   job: Job<ContentJobData>,
   token: string | undefined,
-): Promise<void> {
+): Promise<JobOutcome> {
   const parsed = ContentJobDataSchema.safeParse(job.data);
   if (!parsed.success)
     throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
@@ -76,7 +95,7 @@ async function applyEventJob(
   if (loaded === undefined) throw new UnrecoverableError(`event ${eventId} is not recorded`);
   if (loaded.status !== 'queued' && loaded.status !== 'processing') {
     log.debug({ status: loaded.status }, 'event already finished; nothing to do');
-    return;
+    return 'duplicate';
   }
   if (loaded.blocked) {
     await job.moveToDelayed(Date.now() + orderingDelayMs(job.attemptsStarted), token);
@@ -84,7 +103,7 @@ async function applyEventJob(
   }
 
   const attempt = await startAttempt(deps.db, eventId);
-  if (attempt === undefined) return; // finished by another run in the meantime
+  if (attempt === undefined) return 'duplicate'; // finished by another run in the meantime
   const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
   try {
@@ -116,10 +135,15 @@ async function applyEventJob(
     if (applied === undefined) {
       await recordDuplicate(deps.db, eventId, attempt);
       log.info('event was finished by another run; this one changed nothing');
-      return;
+      return 'duplicate';
     }
     deps.appliedCounter.increment();
+    deps.metrics.lagSeconds.observe(
+      { event: job.name },
+      (Date.now() - loaded.receivedAt.getTime()) / 1000,
+    );
     log.info({ result: applied }, 'event applied');
+    return 'succeeded';
   } catch (error) {
     // No database, no attempt: the caller hands the job back without recording one.
     if (databaseFailureOf(error) === 'unreachable') throw error;

@@ -13,6 +13,7 @@ export interface LoadedEvent {
   accountId: string;
   payload: unknown;
   notifyOnFinish: boolean;
+  receivedAt: Date;
   /** An earlier event about one of the same slugs is not finished yet. */
   blocked: boolean;
 }
@@ -21,7 +22,7 @@ export interface LoadedEvent {
 export async function loadEvent(db: Database, eventId: string): Promise<LoadedEvent | undefined> {
   const rows = await db.prisma.$queryRaw<LoadedEvent[]>`
     SELECT e.status, e.event, e.account_id AS "accountId", e.payload,
-           e.notify_on_finish AS "notifyOnFinish",
+           e.notify_on_finish AS "notifyOnFinish", e.received_at AS "receivedAt",
            EXISTS (
              SELECT 1 FROM webhook_logs p
              WHERE p.order_keys && e.order_keys

@@ -18,7 +18,9 @@ import {
 import { Worker } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './event-job.js';
+import { buildWorkerHttpServer } from './http-server.js';
 import { startMaintenanceLoop } from './maintenance-loop.js';
+import { createWorkerMetrics } from './metrics.js';
 
 function loadConfigOrExit(): WorkerConfig {
   try {
@@ -57,6 +59,7 @@ const deps: WorkerDeps = {
   queue,
   schemas: createEventSchemas(config.content),
   appliedCounter,
+  metrics: createWorkerMetrics(queue),
   logger,
 };
 
@@ -78,7 +81,9 @@ const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
 // Connection errors repeat while Redis is away; BullMQ reconnects by itself.
 worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
 const maintenance = startMaintenanceLoop(deps);
-logger.info({ concurrency: config.worker.concurrency }, 'worker ready');
+const httpServer = buildWorkerHttpServer(deps, () => queueConnection.ping());
+const httpAddress = await httpServer.listen({ host: config.http.host, port: config.http.port });
+logger.info({ concurrency: config.worker.concurrency, http: httpAddress }, 'worker ready');
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
@@ -101,6 +106,7 @@ async function shutdown(signal: string): Promise<void> {
   try {
     await maintenance.stop();
     await appliedCounter.stop();
+    await httpServer.close();
     await queue.close();
     await db.close();
     await Promise.all([queueConnection.quit(), workerConnection.quit()]);

@@ -1,4 +1,4 @@
-import { type z } from 'zod';
+import { z } from 'zod';
 import { envInteger } from './env-fields.js';
 import { SharedEnvSchema, sharedSettings } from './shared-env.js';
 
@@ -14,6 +14,9 @@ const WorkerEnvSchema = SharedEnvSchema.extend({
   DATABASE_OUTAGE_PAUSE_MS: envInteger(2_000, { min: 100 }),
   /** A job whose worker stops renewing its lock for this long is handed to another worker. */
   WORKER_LOCK_DURATION_MS: envInteger(30_000, { min: 1_000 }),
+  /** The worker's own HTTP port: health probes and /metrics (0: any free port). */
+  WORKER_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  WORKER_HTTP_PORT: envInteger(9464, { min: 0, max: 65535 }),
 });
 
 export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
@@ -26,6 +29,7 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     databaseOutagePauseMs: env.DATABASE_OUTAGE_PAUSE_MS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
   },
+  http: { host: env.WORKER_HTTP_HOST, port: env.WORKER_HTTP_PORT },
 }));
 
 export type WorkerConfig = z.output<typeof workerConfigFromEnv>;

@@ -19,6 +19,7 @@ const SlugSchema = z
 
 const notBlank = (value: string): boolean => value.trim() !== '';
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
 function isHttpUrl(value: string): boolean {
   if (WHITESPACE_OR_CONTROL.test(value) || !URL.canParse(value)) return false;

@@ -8,7 +8,7 @@ import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
 import { recordAccepted, recordRejected, type AcceptedRecord } from './event-record.js';
 import { claimIdempotencyKey, idempotencyKeyFrom, requestHashOf } from './idempotency.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter'>;
+type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter' | 'metrics'>;
 
 export interface IngestInput {
   principal: Extract<Principal, { via: 'apiKey' }>;
@@ -114,6 +114,7 @@ async function originalAnswer(deps: Deps, eventId: string): Promise<AcceptedEven
 
 async function enqueueOrLeaveToReconciler(deps: Deps, record: AcceptedRecord): Promise<void> {
   deps.acceptedCounter.increment();
+  deps.metrics.eventsAccepted.inc({ event: record.event });
   const log = { eventId: record.id, requestId: record.requestId, event: record.event };
   try {
     await enqueueContentEvent(
@@ -148,6 +149,7 @@ async function reject(
     },
     error,
   );
+  deps.metrics.eventsRejected.inc({ code: error.code });
   deps.logger.info({ eventId: id, requestId: input.requestId, code: error.code }, 'event rejected');
   throw new AppError(error.code, error.message, {
     errors: error.errors,

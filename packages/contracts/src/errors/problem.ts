@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+
+const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 
 export const FieldProblemSchema = z.object({
   path: z
@@ -21,8 +24,10 @@ export const ProblemSchema = z
     status: z.number().int(),
     detail: z.string(),
     message: z.string(),
-    code: z.string(),
-    requestId: z.string(),
+    code: z.enum(ERROR_CODE_NAMES).meta({ description: 'Stable name of the error: branch on it' }),
+    requestId: z
+      .string()
+      .meta({ description: 'Also in the x-request-id header; quote it to an operator' }),
     instance: z.string().optional().meta({ description: 'The receipt of a rejected event' }),
     eventId: z.uuid().optional().meta({ description: 'Id of the rejected event, for its receipt' }),
     errors: z.array(FieldProblemSchema).optional(),

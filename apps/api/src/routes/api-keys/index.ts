@@ -18,7 +18,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
   const security = [{ bearerAuth: [] }];
 
   app.post(
-    '/',
+    '',
     {
       bodyLimit: deps.config.limits.authBodyBytes,
       schema: {
@@ -38,7 +38,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
   );
 
   app.get(
-    '/',
+    '',
     {
       schema: {
         summary: "List the caller's API keys, newest first (never their secrets)",

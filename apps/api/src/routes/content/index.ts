@@ -39,7 +39,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
   ]);
 
   app.post(
-    '/',
+    '',
     {
       bodyLimit: deps.config.limits.contentBodyBytes,
       onRequest: [app.requireApiKey, perKeyRateLimit],
@@ -73,7 +73,12 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         requestId: request.id,
         idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER],
         notifyOnFinish: waitSeconds > 0,
+      }).catch((error: unknown) => {
+        const rejectedId = (error as { extensions?: { eventId?: unknown } }).extensions?.eventId;
+        if (typeof rejectedId === 'string') request.eventId = rejectedId;
+        throw error;
       });
+      request.eventId = accepted.id;
       reply.header('location', receiptPath(accepted.id));
       if (replayed) reply.header('idempotent-replayed', 'true');
       if (waitSeconds > 0) {
@@ -109,7 +114,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
   );
 
   app.get(
-    '/',
+    '',
     {
       onRequest: app.requireAccountOrKey,
       schema: {

@@ -1,0 +1,47 @@
+import {
+  Counter,
+  createMetricsRegistry,
+  Histogram,
+  registerQueueDepth,
+  type Registry,
+} from '@ingest/observability';
+import type { ContentQueue } from '@ingest/queue';
+
+/** What became of a job run: the `outcome` label of ingest_jobs_processed_total. */
+export type JobOutcome =
+  'succeeded' | 'failed' | 'retried' | 'duplicate' | 'waiting_for_order' | 'handed_back';
+
+export interface WorkerMetrics {
+  registry: Registry;
+  jobsProcessed: Counter<'event' | 'outcome'>;
+  processingSeconds: Histogram<'event'>;
+  lagSeconds: Histogram<'event'>;
+}
+
+export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
+  const registry = createMetricsRegistry('worker');
+  registerQueueDepth(registry, queue);
+  return {
+    registry,
+    jobsProcessed: new Counter({
+      name: 'ingest_jobs_processed_total',
+      help: 'Job runs by event and outcome (succeeded, failed, retried, duplicate, waiting_for_order, handed_back)',
+      labelNames: ['event', 'outcome'],
+      registers: [registry],
+    }),
+    processingSeconds: new Histogram({
+      name: 'ingest_job_processing_seconds',
+      help: 'Time a worker spent on a job run, by event',
+      labelNames: ['event'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    lagSeconds: new Histogram({
+      name: 'ingest_event_lag_seconds',
+      help: 'From the API accepting an event to its change being committed, by event',
+      labelNames: ['event'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+  };
+}
