@@ -1,7 +1,8 @@
 // Composition root of the API process: configuration, clients, app, listen, shutdown.
-import { ConfigError, loadApiConfig, type ApiConfig } from '@ingest/config';
+import { loadApiConfig, loadConfigOrExit } from '@ingest/config';
 import { checkDatabase, createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
+import { exitUnlessServicesAnswer } from '@ingest/observability';
 import {
   checkRedis,
   connectRedis,
@@ -13,17 +14,7 @@ import { buildApp } from './app.js';
 import { createApiMetrics } from './metrics.js';
 import { createEventWaiter } from './services/event-waiter.js';
 
-function loadConfigOrExit(): ApiConfig {
-  try {
-    return loadApiConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  }
-}
-
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(loadApiConfig);
 const logger = createLogger({ level: config.log.level, name: 'api' });
 if (config.auth.usingInsecureDevSecret) {
   logger.warn(
@@ -32,12 +23,10 @@ if (config.auth.usingInsecureDevSecret) {
 }
 
 // A service that does not answer is one clear line and exit code 1, not a stack trace.
-try {
-  await Promise.all([checkDatabase(config.database.url), checkRedis(config.redis.url)]);
-} catch (error) {
-  console.error(`api: cannot start: ${(error as Error).message}`);
-  process.exit(1);
-}
+await exitUnlessServicesAnswer('api', [
+  checkDatabase(config.database.url),
+  checkRedis(config.redis.url),
+]);
 
 const db = createDatabase({
   url: config.database.url,

@@ -1,10 +1,11 @@
 // Composition root of the worker process: configuration, clients, the queue consumer,
 // the maintenance loop (outbox reconciler), and an orderly shutdown.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigError, loadWorkerConfig, type WorkerConfig } from '@ingest/config';
+import { loadWorkerConfig, loadConfigOrExit } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { checkDatabase, createDatabase } from '@ingest/db';
 import { createLogger } from '@ingest/logger';
+import { exitUnlessServicesAnswer } from '@ingest/observability';
 import {
   bullPrefix,
   checkRedis,
@@ -22,25 +23,13 @@ import { buildWorkerHttpServer } from './http-server.js';
 import { startMaintenanceLoop } from './maintenance-loop.js';
 import { createWorkerMetrics } from './metrics.js';
 
-function loadConfigOrExit(): WorkerConfig {
-  try {
-    return loadWorkerConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  }
-}
-
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(loadWorkerConfig);
 const logger = createLogger({ level: config.log.level, name: 'worker' });
 
-try {
-  await Promise.all([checkDatabase(config.database.url), checkRedis(config.redis.url)]);
-} catch (error) {
-  console.error(`worker: cannot start: ${(error as Error).message}`);
-  process.exit(1);
-}
+await exitUnlessServicesAnswer('worker', [
+  checkDatabase(config.database.url),
+  checkRedis(config.redis.url),
+]);
 
 const db = createDatabase({
   url: config.database.url,

@@ -26,3 +26,28 @@ export function loadConfig<Schema extends z.ZodType>(schema: Schema, env: Env): 
     ),
   );
 }
+
+/** `scheme://user:***@host:port/path`: a connection URL fit for a log line or an error. */
+export function redactUrlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * Runs a composition root's config loader; a bad environment prints the one message
+ * listing every problem, and exits 1 without a stack trace.
+ */
+export function loadConfigOrExit<Config>(load: () => Config): Config {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}

@@ -1,5 +1,5 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client.js';
-export { checkDatabase, describeDatabaseUrl } from './reachability.js';
+export { checkDatabase } from './reachability.js';
 export { uniqueViolationOf, violatesUniqueColumn, type UniqueViolation } from './errors.js';
 export { Prisma, PrismaClient } from './generated/prisma/client.js';
 export type { AccountModel as Account, ApiKeyModel as ApiKey } from './generated/prisma/models.js';

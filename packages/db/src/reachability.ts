@@ -1,15 +1,5 @@
+import { redactUrlPassword } from '@ingest/config';
 import pg from 'pg';
-
-/** `postgresql://user:***@host:5432/db`: a URL fit for a log line or an error message. */
-export function describeDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
-}
 
 const UNDEFINED_DATABASE = '3D000';
 
@@ -29,7 +19,7 @@ export async function checkDatabase(url: string, timeoutMs = 3_000): Promise<voi
     await client.query('SELECT 1');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const where = describeDatabaseUrl(url);
+    const where = redactUrlPassword(url);
     if (code === UNDEFINED_DATABASE) {
       throw new Error(
         `PostgreSQL at ${where}: the database does not exist; create it with \`pnpm db:migrate\``,

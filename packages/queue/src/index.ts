@@ -1,5 +1,5 @@
 export { connectRedis, createRedisConnection, type RedisRole } from './redis-connection.js';
-export { checkRedis, describeRedisUrl } from './reachability.js';
+export { checkRedis } from './reachability.js';
 export {
   CONTENT_EVENTS_QUEUE,
   ContentJobDataSchema,

@@ -1,15 +1,5 @@
+import { redactUrlPassword } from '@ingest/config';
 import { Redis } from 'ioredis';
-
-/** `redis://:***@host:6379`: a URL fit for a log line or an error message. */
-export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable REDIS_URL)';
-  }
-}
 
 /**
  * Resolves when Redis answers PING within `timeoutMs`; otherwise rejects with an Error
@@ -36,7 +26,7 @@ export async function checkRedis(url: string, timeoutMs = 3_000): Promise<void> 
       lastError?.message ??
       (error as Error).message;
     throw new Error(
-      `Redis at ${describeRedisUrl(url)} is not answering (${reason}); start it (\`docker compose up -d redis\`, or \`redis-server\`) or set REDIS_URL`,
+      `Redis at ${redactUrlPassword(url)} is not answering (${reason}); start it (\`docker compose up -d redis\`, or \`redis-server\`) or set REDIS_URL`,
     );
   } finally {
     redis.disconnect();

@@ -23,7 +23,7 @@ const RECEIPT_FIELDS = {
   error: true,
 } as const;
 
-interface ReceiptRow {
+export interface ReceiptRow {
   id: string;
   event: string | null;
   status: string;

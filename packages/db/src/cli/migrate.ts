@@ -1,7 +1,6 @@
 // `pnpm db:migrate`: creates the database if it is missing and applies pending migrations.
-import { loadWorkerConfig } from '@ingest/config';
+import { loadWorkerConfig, redactUrlPassword } from '@ingest/config';
 import { applyMigrations } from '../migrations/apply-migrations.js';
-import { describeDatabaseUrl } from '../reachability.js';
 import { MIGRATIONS_DIR, SCHEMA_PATH } from '../paths.js';
 
 const { database } = loadWorkerConfig();
@@ -11,7 +10,7 @@ try {
     schemaPath: SCHEMA_PATH,
     migrationsDir: MIGRATIONS_DIR,
   });
-  const where = describeDatabaseUrl(database.url);
+  const where = redactUrlPassword(database.url);
   if (result.createdDatabase) console.log(`created database ${where}`);
   if (result.applied.length === 0) console.log(`${where}: no pending migrations`);
   for (const name of result.applied) console.log(`${where}: applied ${name}`);

@@ -2,20 +2,11 @@ import type { EventSearchFilters, EventSearchQuery, OperatorEvent } from '@inges
 import { Prisma } from '@ingest/db';
 import type { ApiDeps } from '../../deps.js';
 import { decodeCursor, toPage } from '../pagination.js';
-import { presentReceipt } from '../receipts.js';
+import { presentReceipt, type ReceiptRow } from '../receipts.js';
 
 type Deps = Pick<ApiDeps, 'db'>;
 
-export interface OperatorEventRow {
-  id: string;
-  event: string | null;
-  status: string;
-  attempts: number;
-  receivedAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  result: unknown;
-  error: unknown;
+export interface OperatorEventRow extends ReceiptRow {
   accountId: string;
   apiKeyId: string | null;
   requestId: string;
