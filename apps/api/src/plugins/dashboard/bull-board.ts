@@ -1,0 +1,36 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiDeps } from '../../deps.js';
+
+export const BULL_BOARD_PATH = '/dashboard/queues';
+
+/**
+ * bull-board at /dashboard/queues, for operators only. It is encapsulated (not wrapped
+ * in fastify-plugin) so that its hook and its error handler stay inside it.
+ */
+export async function bullBoardPlugin(app: FastifyInstance, { deps }: { deps: ApiDeps }) {
+  // bull-board sets its own error handler, which would render a refusal as a 500 with
+  // the error's message: refusals are answered here, by the API's own handler, instead.
+  const renderError = app.errorHandler;
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await app.requireAdmin(request);
+    } catch (error) {
+      return renderError.call(app, error, request, reply);
+    }
+  });
+
+  const serverAdapter = new FastifyAdapter();
+  serverAdapter.setBasePath(BULL_BOARD_PATH);
+  createBullBoard({
+    // Read-only: retrying or removing a job there would bypass the event's own status in
+    // PostgreSQL (a retried job finds its event failed and does nothing). Operators retry
+    // and pause from the dashboard, which goes through the operator API.
+    queues: [new BullMQAdapter(deps.queue, { readOnlyMode: true })],
+    serverAdapter,
+    options: { uiConfig: { boardTitle: 'Ingest jobs' } },
+  });
+  await app.register(serverAdapter.registerPlugin(), { prefix: BULL_BOARD_PATH });
+}

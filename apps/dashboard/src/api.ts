@@ -1,0 +1,92 @@
+// The operator API, called with the session cookie (HttpOnly: this script never sees it).
+import type { Account, EventDetail, EventFilters, OperatorEvent, Page, QueueState } from './types';
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** A refused or failed call: the problem document's `message`, `code` and field errors. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly fieldErrors: FieldProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Called when a session ends mid-use (401) or the account stops being an operator (403). */
+let onSessionLost: ((error: ApiError) => void) | undefined;
+export const whenSessionLost = (handler: (error: ApiError) => void): void => {
+  onSessionLost = handler;
+};
+
+async function request<Body>(method: string, path: string, body?: unknown): Promise<Body> {
+  // A JSON content type only with a body: Fastify refuses an empty JSON body (400).
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The API did not answer; is it running?');
+  }
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text === '' ? null : JSON.parse(text);
+  } catch {
+    // A proxy's HTML error page, say: described below by its status alone.
+  }
+  if (response.ok) return data as Body;
+  const problem = (data ?? {}) as { message?: string; code?: string; errors?: FieldProblem[] };
+  const error = new ApiError(
+    response.status,
+    problem.code ?? `HTTP_${response.status}`,
+    problem.message ?? `The API answered ${response.status} ${response.statusText}`,
+    Array.isArray(problem.errors) ? problem.errors : [],
+  );
+  if (response.status === 401 || response.status === 403) onSessionLost?.(error);
+  throw error;
+}
+
+function compact(filters: EventFilters): Record<string, string> {
+  const entries = Object.entries(filters) as Array<[string, string | undefined]>;
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => !!entry[1]));
+}
+
+export const adminApi = {
+  login: (email: string, password: string) =>
+    request<{ account: Account }>('POST', '/api/admin/session', { email, password }),
+  logout: () => request<null>('DELETE', '/api/admin/session'),
+  queue: () => request<QueueState>('GET', '/api/admin/queue'),
+  pause: () => request<{ paused: boolean }>('POST', '/api/admin/queue/pause', {}),
+  resume: () => request<{ paused: boolean }>('POST', '/api/admin/queue/resume', {}),
+
+  searchEvents(filters: EventFilters, cursor?: string, limit = 25) {
+    const query = new URLSearchParams({ ...compact(filters), limit: String(limit) });
+    if (cursor !== undefined) query.set('cursor', cursor);
+    return request<Page<OperatorEvent>>('GET', `/api/admin/events?${query.toString()}`);
+  },
+  event: (id: string) => request<EventDetail>('GET', `/api/admin/events/${encodeURIComponent(id)}`),
+  retryEvent: (id: string) =>
+    request<null>('POST', `/api/admin/events/${encodeURIComponent(id)}/retry`, {}),
+
+  /** Retries every failed event matching the filters; the status filter does not apply. */
+  retryMatching(filters: EventFilters) {
+    const { status: _failedOnly, payload, ...rest } = compact(filters);
+    const body: Record<string, unknown> = { ...rest };
+    // The search takes the payload filter as JSON text; the bulk retry as an object.
+    if (payload !== undefined) body.payload = JSON.parse(payload) as unknown;
+    return request<{ retried: number }>('POST', '/api/admin/events/retry', body);
+  },
+};

@@ -1,0 +1,139 @@
+// The event search across accounts: filters, a page at a time, "load more", bulk retry.
+import { adminApi, ApiError } from './api';
+import { badge, el } from './dom';
+import { formatTime, shortId } from './format';
+import { createSearchForm } from './search-form';
+import type { EventFilters, OperatorEvent } from './types';
+
+export interface EventSearch {
+  element: HTMLElement;
+  search(): Promise<void>;
+  /** Redraws the row of an event that changed (after a retry, say). */
+  updateRow(event: OperatorEvent): void;
+}
+
+function outcomeOf(event: OperatorEvent): string {
+  if (event.error !== null) return event.error.code;
+  if (event.result?.slug !== undefined) return event.result.slug;
+  return event.result?.type ?? '';
+}
+
+export function createEventSearch(onOpen: (id: string) => void): EventSearch {
+  const bulk = el(
+    'button',
+    { type: 'button', class: 'danger', testid: 'bulk-retry' },
+    'Retry failed matching…',
+  );
+  const notice = el('p', { class: 'notice', role: 'status', testid: 'bulk-result' });
+  const form = createSearchForm([bulk]);
+  const rows = el('tbody', { testid: 'event-rows' });
+  const summary = el('p', { class: 'muted', role: 'status', testid: 'search-summary' });
+  const more = el('button', { type: 'button', testid: 'load-more', hidden: true }, 'Load more');
+  let applied: EventFilters = {};
+  let cursor: string | null = null;
+  let shown = 0;
+  let latest = 0;
+
+  const row = (event: OperatorEvent) => {
+    // The row opens the event; the button makes that reachable by keyboard too.
+    const open = el(
+      'button',
+      { type: 'button', class: 'link', testid: 'event-open' },
+      shortId(event.id),
+    );
+    const tr = el(
+      'tr',
+      { testid: 'event-row', 'data-event-id': event.id, 'data-status': event.status },
+      el('td', {}, open),
+      el('td', {}, formatTime(event.receivedAt)),
+      el('td', {}, event.event ?? '(none)'),
+      el('td', {}, badge(event.status)),
+      el('td', { class: 'num' }, String(event.attempts)),
+      el('td', { class: 'mono', title: event.accountId }, shortId(event.accountId)),
+      el('td', {}, outcomeOf(event)),
+      el('td', { class: 'num' }, String(event.replays)),
+    );
+    tr.addEventListener('click', () => onOpen(event.id));
+    return tr;
+  };
+
+  /** The first page for `filters`, or with `next` the page after those already shown. */
+  async function load(filters: EventFilters, next = false): Promise<void> {
+    const ticket = (latest += 1);
+    more.disabled = true;
+    try {
+      const page = await adminApi.searchEvents(filters, next ? (cursor ?? undefined) : undefined);
+      if (ticket !== latest) return; // a newer search or page has been asked for since
+      if (!next) {
+        applied = filters;
+        rows.replaceChildren();
+        shown = 0;
+      }
+      rows.append(...page.items.map(row));
+      shown += page.items.length;
+      cursor = page.nextCursor;
+      more.hidden = cursor === null;
+      summary.textContent = `${shown} event${shown === 1 ? '' : 's'}${cursor === null ? '' : ' so far'}`;
+      form.showError(null);
+    } catch (failure) {
+      form.showError(failure instanceof Error ? failure : new Error(String(failure)));
+    } finally {
+      more.disabled = false;
+    }
+  }
+
+  form.element.addEventListener('submit', (submitted) => {
+    submitted.preventDefault();
+    notice.textContent = '';
+    void load(form.filters());
+  });
+  more.addEventListener('click', () => void load(applied, true));
+  bulk.addEventListener('click', () => {
+    const named = Object.entries(applied).filter(([key, value]) => value && key !== 'status');
+    const list = named.map(([key, value]) => `${key} = ${String(value)}`).join(', ');
+    const what =
+      list === '' ? 'EVERY failed event, of every account' : `every failed event with ${list}`;
+    if (!confirm(`Retry ${what}? (The last search's filters; up to 10,000 events.)`)) return;
+    bulk.disabled = true;
+    adminApi
+      .retryMatching(applied)
+      .then(({ retried }) => {
+        notice.textContent = `${retried} failed event${retried === 1 ? '' : 's'} queued again`;
+        return load(applied);
+      })
+      .catch((failure: unknown) =>
+        form.showError(failure instanceof ApiError ? failure : new Error(String(failure))),
+      )
+      .finally(() => (bulk.disabled = false));
+  });
+
+  const headings = ['Id', 'Received', 'Event', 'Status', 'Tries', 'Account', 'Outcome', 'Replays'];
+  const element = el(
+    'section',
+    { class: 'card events', 'aria-labelledby': 'events-title' },
+    el('header', { class: 'card-header' }, el('h2', { id: 'events-title' }, 'Events')),
+    form.element,
+    notice,
+    summary,
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { testid: 'events-table' },
+        el('thead', {}, el('tr', {}, ...headings.map((heading) => el('th', {}, heading)))),
+        rows,
+      ),
+    ),
+    more,
+  );
+
+  return {
+    element,
+    search: () => load(form.filters()),
+    updateRow(event) {
+      const old = rows.querySelector(`tr[data-event-id="${CSS.escape(event.id)}"]`);
+      if (old !== null) old.replaceWith(row(event));
+    },
+  };
+}

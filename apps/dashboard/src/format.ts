@@ -1,0 +1,57 @@
+// Dates, ages and durations as operators read them: local time, short units.
+
+const time = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hour12: false,
+});
+
+const clock = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hour12: false,
+});
+
+const hourMinute = new Intl.DateTimeFormat(undefined, {
+  hour: '2-digit',
+  minute: '2-digit',
+  hour12: false,
+});
+
+export const formatHourMinute = (date: Date): string => hourMinute.format(date);
+
+/** The time of day only, for "updated at" notes. */
+export const formatClock = (date: Date): string => clock.format(date);
+
+export const formatTime = (iso: string | null): string =>
+  iso === null ? '—' : time.format(new Date(iso));
+
+export function formatSeconds(seconds: number | null): string {
+  if (seconds === null) return '—';
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.floor(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/** Milliseconds between two instants, or a dash while one is missing. */
+export function formatBetween(start: string | null, end: string | null): string {
+  if (start === null || end === null) return '—';
+  const ms = Date.parse(end) - Date.parse(start);
+  return ms < 1000 ? `${ms} ms` : formatSeconds(ms / 1000);
+}
+
+export const shortId = (id: string | null): string => (id === null ? '—' : id.slice(0, 8));
+
+export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
+
+/** A `datetime-local` input's value (local time) as ISO 8601, or undefined when empty. */
+export function localInputToIso(value: string): string | undefined {
+  if (value === '') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toISOString();
+}

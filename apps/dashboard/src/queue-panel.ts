@@ -1,0 +1,92 @@
+// Live queue state: jobs per state, workers, the oldest waiting job, pause and resume.
+import { adminApi, ApiError } from './api';
+import { el, fill } from './dom';
+import { formatClock, formatSeconds } from './format';
+import type { QueueState } from './types';
+
+const COUNTS = ['waiting', 'active', 'delayed', 'failed', 'paused', 'completed'] as const;
+
+export interface QueuePanel {
+  element: HTMLElement;
+  update(state: QueueState): void;
+  showError(message: string): void;
+}
+
+/** `onChanged` runs after a pause or resume, so the caller can poll at once. */
+export function createQueuePanel(onChanged: () => void): QueuePanel {
+  const values = new Map(
+    COUNTS.map((name) => [name, el('strong', { testid: `count-${name}` }, '…')]),
+  );
+  const state = el('span', { class: 'badge', testid: 'queue-state' }, '…');
+  const workers = el('strong', { testid: 'queue-workers' }, '…');
+  const oldest = el('strong', { testid: 'queue-oldest' }, '…');
+  const updated = el('span', { class: 'muted', testid: 'queue-updated' });
+  const error = el('p', { class: 'error', role: 'alert', testid: 'queue-error', hidden: true });
+  const pause = el('button', { type: 'button', testid: 'pause-queue' }, 'Pause');
+  const resume = el('button', { type: 'button', testid: 'resume-queue' }, 'Resume');
+
+  const act = (action: () => Promise<{ paused: boolean }>) => {
+    pause.disabled = resume.disabled = true;
+    error.hidden = true;
+    action()
+      .catch((failure: unknown) => {
+        error.textContent = failure instanceof ApiError ? failure.message : String(failure);
+        error.hidden = false;
+      })
+      .finally(onChanged);
+  };
+  pause.addEventListener('click', () => act(adminApi.pause));
+  resume.addEventListener('click', () => act(adminApi.resume));
+
+  const element = el(
+    'section',
+    { class: 'card queue', testid: 'queue-panel', 'aria-labelledby': 'queue-title' },
+    el(
+      'header',
+      { class: 'card-header' },
+      el('h2', { id: 'queue-title' }, 'Queue'),
+      state,
+      el('span', { class: 'spacer' }),
+      pause,
+      resume,
+    ),
+    el(
+      'div',
+      { class: 'tiles' },
+      ...[...values].map(([name, value]) =>
+        el('div', { class: `tile tile-${name}` }, value, el('span', {}, name)),
+      ),
+    ),
+    el(
+      'p',
+      { class: 'facts' },
+      el('span', {}, 'Workers ', workers),
+      el('span', {}, 'Oldest waiting ', oldest),
+      updated,
+    ),
+    error,
+  );
+
+  return {
+    element,
+    update(queue) {
+      for (const [name, node] of values) {
+        const value = queue.counts[name] ?? 0;
+        node.textContent = String(value);
+        node.parentElement?.classList.toggle('alert', name === 'failed' && value > 0);
+      }
+      fill(state, queue.paused ? 'paused' : 'running');
+      state.className = `badge badge-${queue.paused ? 'paused' : 'running'}`;
+      pause.disabled = queue.paused;
+      resume.disabled = !queue.paused;
+      workers.textContent = String(queue.workers);
+      oldest.textContent = formatSeconds(queue.oldestWaitingAgeSeconds);
+      updated.textContent = `updated ${formatClock(new Date())}`;
+      error.hidden = true;
+    },
+    showError(message) {
+      error.textContent = `Queue state unavailable: ${message}`;
+      error.hidden = false;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// The event search's filter form: reads its fields as filters, shows the API's objections.
+import type { ApiError } from './api';
+import { el, fill } from './dom';
+import { localInputToIso } from './format';
+import { EVENT_NAMES, EVENT_STATUSES, type EventFilters } from './types';
+
+export interface SearchForm {
+  element: HTMLFormElement;
+  filters(): EventFilters;
+  showError(error: ApiError | Error | null): void;
+}
+
+const field = (label: string, control: HTMLElement, wide = false) =>
+  el('label', { class: wide ? 'field wide' : 'field' }, el('span', {}, label), control);
+
+const text = (name: string, placeholder = '') =>
+  el('input', { name, placeholder, testid: `filter-${name}`, autocomplete: 'off' });
+
+export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
+  const status = el(
+    'select',
+    { name: 'status', testid: 'filter-status' },
+    el('option', { value: '' }, 'any'),
+    ...EVENT_STATUSES.map((value) => el('option', { value }, value)),
+  );
+  const event = text('event', 'article.update');
+  event.setAttribute('list', 'event-names');
+  const accountId = text('accountId', 'account uuid');
+  const apiKeyId = text('apiKeyId', 'api key uuid');
+  const slug = text('slug', 'hello-world');
+  const from = el('input', {
+    name: 'from',
+    type: 'datetime-local',
+    step: 1,
+    testid: 'filter-from',
+  });
+  const to = el('input', { name: 'to', type: 'datetime-local', step: 1, testid: 'filter-to' });
+  const payload = text('payload', '{"category":"News"}');
+  const error = el('div', { class: 'error', role: 'alert', testid: 'search-error', hidden: true });
+
+  const element = el(
+    'form',
+    { class: 'filters', testid: 'search-form' },
+    el('datalist', { id: 'event-names' }, ...EVENT_NAMES.map((value) => el('option', { value }))),
+    field('Status', status),
+    field('Event', event),
+    field('Slug', slug),
+    field('Account id', accountId),
+    field('API key id', apiKeyId),
+    field('Received from', from),
+    field('Received before', to),
+    field('Payload contains (JSON)', payload, true),
+    el(
+      'div',
+      { class: 'actions' },
+      el('button', { type: 'submit', class: 'primary', testid: 'search-submit' }, 'Search'),
+      el('button', { type: 'reset', testid: 'search-reset' }, 'Clear'),
+      ...extraButtons,
+    ),
+    error,
+  );
+
+  return {
+    element,
+    filters: () => ({
+      status: status.value,
+      event: event.value.trim(),
+      accountId: accountId.value.trim(),
+      apiKeyId: apiKeyId.value.trim(),
+      slug: slug.value.trim(),
+      from: localInputToIso(from.value),
+      to: localInputToIso(to.value),
+      payload: payload.value.trim(),
+    }),
+    showError(failure) {
+      error.hidden = failure === null;
+      if (failure === null) return;
+      const problems = 'fieldErrors' in failure ? failure.fieldErrors : [];
+      fill(
+        error,
+        el('p', {}, failure.message),
+        problems.length === 0
+          ? null
+          : el('ul', {}, ...problems.map((p) => el('li', {}, `${p.path}: ${p.message}`))),
+      );
+    },
+  };
+}

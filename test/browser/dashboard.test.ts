@@ -1,0 +1,222 @@
+// The operators' dashboard in a real browser, against the real API over HTTP and a real
+// worker process: who gets in, live queue counts, and finding and retrying a failed event.
+import { copyFile, mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey, registerAccount, type RegisteredAccount } from '../support/accounts.js';
+import { registerAdmin } from '../support/admin.js';
+import { accept, articleData, finalReceipt, uniqueSlug } from '../support/content.js';
+import { REPO_ROOT } from '../support/processes.js';
+import { startTestApi, type TestApi } from '../support/test-api.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { launchBrowser, type TestBrowser } from './browser.js';
+
+const ARTIFACTS = `${REPO_ROOT}test/artifacts`;
+const SCREENSHOT = `${ARTIFACTS}/dashboard.png`;
+const STEP_TIMEOUT_MS = 60_000;
+
+let api: TestApi;
+let worker: WorkerProcess;
+let browser: TestBrowser;
+let page: Page;
+let base: string;
+let admin: RegisteredAccount;
+let publisher: RegisteredAccount;
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  [worker, browser, admin, publisher] = await Promise.all([
+    // Every worker's outbox reconciler re-queues any account's stuck events onto its own
+    // queue; with the shared test database it would count other files' events as ours.
+    startWorkerProcess(api.tag, { RECONCILE_AFTER_MS: '600000' }),
+    launchBrowser(),
+    registerAdmin(api),
+    registerAccount(api),
+  ]);
+  ({ key } = await createKey(api, publisher));
+  page = browser.page;
+});
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await api?.close();
+});
+
+const text = async (testid: string) => (await page.getByTestId(testid).textContent()) ?? '';
+const count = async (name: string) => Number(await text(`count-${name}`));
+/** expect.poll with room for a busy machine: the whole suite runs files in parallel. */
+const eventually = <Value>(read: () => Promise<Value>, timeout = 10_000) =>
+  expect.poll(read, { timeout });
+
+async function logIn(account: RegisteredAccount): Promise<void> {
+  await page.getByTestId('login-email').fill(account.email);
+  await page.getByTestId('login-password').fill(account.password);
+  await page.getByTestId('login-submit').click();
+}
+
+describe('dashboard', () => {
+  it('lets only operators in', { timeout: STEP_TIMEOUT_MS }, async () => {
+    const anonymous = await fetch(`${base}/dashboard/queues`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const publisherBoard = await fetch(`${base}/dashboard/queues`, {
+      headers: bearer(publisher.token),
+    });
+    expect(publisherBoard.status).toBe(403);
+
+    // Without a session the page is the login form.
+    await page.goto(`${base}/dashboard/`);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+    await logIn(publisher);
+    await eventually(() => text('login-error')).toBe('This account is not an operator');
+    expect((await browser.context.cookies()).map((cookie) => cookie.name)).not.toContain(
+      'ingest_admin',
+    );
+  });
+
+  it(
+    'shows the queue live, paused and resumed from the page',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      await logIn(admin);
+      await page.waitForURL(`${base}/dashboard/`);
+      await eventually(() => text('queue-state')).toBe('running');
+      await eventually(() => text('queue-workers')).not.toBe('0');
+
+      await page.getByTestId('pause-queue').click();
+      await eventually(() => text('queue-state')).toBe('paused');
+      try {
+        const ids = [];
+        for (let i = 0; i < 30; i += 1)
+          ids.push(await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() })));
+        // The page polls every 2 s: the waiting jobs show up without a reload.
+        await eventually(() => count('waiting')).toBe(30);
+        expect(await count('paused')).toBe(30);
+        expect(await text('queue-oldest')).not.toBe('—');
+
+        await page.getByTestId('resume-queue').click();
+        await eventually(() => text('queue-state')).toBe('running');
+        await eventually(() => count('waiting'), 20_000).toBe(0);
+        for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
+      } finally {
+        await api.app.inject({
+          method: 'POST',
+          url: '/api/admin/queue/resume',
+          headers: bearer(admin.token),
+        });
+      }
+      await eventually(() => count('completed')).toBeGreaterThanOrEqual(30);
+    },
+  );
+
+  it('pages through a search with "load more"', { timeout: STEP_TIMEOUT_MS }, async () => {
+    await page.getByTestId('filter-accountId').fill(publisher.id);
+    await page.getByTestId('search-submit').click();
+    const rows = page.getByTestId('event-row');
+    await eventually(() => rows.count()).toBe(25);
+    await page.getByTestId('load-more').click();
+    await eventually(() => rows.count()).toBe(30);
+    expect(await page.getByTestId('load-more').isHidden()).toBe(true);
+    await page.getByTestId('search-reset').click();
+  });
+
+  it(
+    'finds a failed event, retries it from the page and shows it succeeded',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      const slug = uniqueSlug();
+      const id = await accept(api, key, 'article.update', { slug, title: 'Fixed by a retry' });
+      expect((await finalReceipt(api, key, id)).status).toBe('failed');
+
+      await page.getByTestId('filter-status').selectOption('failed');
+      await page.getByTestId('filter-slug').fill(slug);
+      await page.getByTestId('search-submit').click();
+      const row = page.locator(`[data-testid="event-row"][data-event-id="${id}"]`);
+      await eventually(() => page.getByTestId('event-row').count()).toBe(1);
+      await row.click();
+      await eventually(() => text('detail-status')).toBe('failed');
+      expect(await text('detail-error')).toContain('ARTICLE_NOT_FOUND');
+      expect(await text('detail-attempts')).toContain('ARTICLE_NOT_FOUND');
+      expect(await text('detail-payload')).toContain('Fixed by a retry');
+
+      const created = await accept(api, key, 'article.create', articleData({ slug }));
+      expect((await finalReceipt(api, key, created)).status).toBe('succeeded');
+      await page.getByTestId('retry-event').click();
+      await eventually(() => text('detail-status'), 15_000).toBe('succeeded');
+      expect(await row.getAttribute('data-status')).toBe('succeeded');
+      expect(await text('detail-attempts')).toMatch(/failed[\s\S]*succeeded/);
+      const article = await api.deps.db.prisma.article.findUnique({ where: { slug } });
+      expect(article?.title).toBe('Fixed by a retry');
+
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      // The README's picture; regenerate it on purpose, not on every run.
+      if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {
+        await mkdir(`${REPO_ROOT}docs`, { recursive: true });
+        await copyFile(SCREENSHOT, `${REPO_ROOT}docs/dashboard.png`);
+      }
+    },
+  );
+
+  it(
+    'retries every failed event of a search at once, after a confirm',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      const slug = uniqueSlug();
+      const ids = [];
+      for (const excerpt of ['first', 'second'])
+        ids.push(await accept(api, key, 'article.update', { slug, excerpt }));
+      for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('failed');
+
+      await page.getByTestId('search-reset').click();
+      await page.getByTestId('filter-status').selectOption('failed');
+      await page.getByTestId('filter-payload').fill(JSON.stringify({ slug }));
+      await page.getByTestId('search-submit').click();
+      await eventually(() => page.getByTestId('event-row').count()).toBe(2);
+
+      // Declining the confirm retries nothing.
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await page.getByTestId('bulk-retry').click();
+      await page.waitForTimeout(500);
+      expect(await text('bulk-result')).toBe('');
+      const untouched = await api.app.inject({
+        method: 'GET',
+        url: `/api/admin/events/${ids[0]}`,
+        headers: bearer(admin.token),
+      });
+      expect(untouched.json()).toMatchObject({ status: 'failed', replays: 0 });
+
+      await finalReceipt(api, key, await accept(api, key, 'article.create', articleData({ slug })));
+      let question = '';
+      page.once('dialog', (dialog) => {
+        question = dialog.message();
+        void dialog.accept();
+      });
+      await page.getByTestId('bulk-retry').click();
+      await eventually(() => text('bulk-result')).toBe('2 failed events queued again');
+      expect(question).toContain(slug);
+      for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
+      const article = await api.deps.db.prisma.article.findUnique({ where: { slug } });
+      expect(article?.excerpt).toBe('second');
+    },
+  );
+
+  it('opens bull-board for the operator, and logs out', { timeout: STEP_TIMEOUT_MS }, async () => {
+    const board = await browser.context.newPage();
+    const response = await board.goto(`${base}/dashboard/queues`);
+    expect(response?.status()).toBe(200);
+    expect(await board.title()).toBe('Ingest jobs');
+    await board.close();
+
+    await page.getByTestId('logout').click();
+    await page.waitForURL(`${base}/dashboard/login?reason=logged-out`);
+    await page.goto(`${base}/dashboard/`);
+    expect(new URL(page.url()).pathname).toBe('/dashboard/login');
+    expect((await page.request.get(`${base}/dashboard/queues`)).status()).toBe(401);
+    expect(browser.problems).toEqual([]);
+  });
+});
