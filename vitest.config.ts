@@ -2,6 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // End-to-end files mostly wait on PostgreSQL, Redis and child processes, so two run at
+    // once even on two cores (vitest's default is one fewer than the cores). Four at once
+    // starved the child processes on this 2-core machine and tests timed out.
+    maxWorkers: 2,
     projects: [
       {
         test: {

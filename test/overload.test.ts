@@ -55,7 +55,7 @@ describe('the per-key rate limit on the content endpoint', () => {
 
 describe('load shedding', () => {
   it('answers 503 UNAVAILABLE with Retry-After while the event loop is saturated, then recovers', async () => {
-    const shedding = await api({ SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: '500' });
+    const shedding = await api({ SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: '950' });
     const account = await registerAccount(shedding);
     const { key } = await createKey(shedding, account);
     expect((await sendEvent(shedding, key, 'article.delete', { slug: 'x' })).statusCode).toBe(202);
