@@ -1,0 +1,170 @@
+// The system under test, all of it private to this run: a PostgreSQL cluster and a
+// redis-server on free ports (the machine's shared servers are never touched), one API
+// process and several worker processes, real `node --import tsx` processes that can be
+// killed, stopped and started again.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { freePort } from '../support/free-port.js';
+import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
+import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
+import { ProcessGroup, type Managed } from './app-processes.js';
+
+const API_ENTRY = 'apps/api/src/server.ts';
+const WORKER_ENTRY = 'apps/worker/src/main.ts';
+const API_READY = /Server listening/;
+const WORKER_READY = /"msg":"worker ready"/;
+
+export interface Cluster {
+  baseUrl: string;
+  postgres: PrivatePostgres;
+  redis: PrivateRedis;
+  /** A pool on the private database for the ledger checks; it survives restarts. */
+  db: pg.Pool;
+  workerCount: number;
+  /** Stops the API with `signal` and starts a new one on the same port. */
+  restartApi(signal: NodeJS.Signals): Promise<void>;
+  stopWorker(index: number, signal: NodeJS.Signals): Promise<void>;
+  /** SIGSTOP a worker for `ms`, then SIGCONT: a process that hangs, then wakes up. */
+  freezeWorker(index: number, ms: number): Promise<void>;
+  startWorker(index: number): Promise<void>;
+  /** Starts again any process that is not running (after a failed scenario); names them. */
+  heal(): Promise<string[]>;
+  /** Processes that exited without being asked to, with their last lines. */
+  unexpectedExits: string[];
+  /** Every process started so far, with everything it logged. */
+  logs(): Array<{ name: string; lines: string[] }>;
+  /** Log lines, over every process started so far, that match `pattern`. */
+  linesMatching(pattern: RegExp): string[];
+  destroy(): Promise<void>;
+}
+
+export async function startCluster(options: { workers: number; log: (line: string) => void }) {
+  const processes = new ProcessGroup(options.log);
+  let postgres: PrivatePostgres | undefined;
+  let redis: PrivateRedis | undefined;
+  let db: pg.Pool | undefined;
+
+  const destroy = async () => {
+    await processes.killAll();
+    await db?.end().catch(() => {});
+    await redis?.stop().catch(() => {});
+    await postgres?.destroy().catch(() => {});
+  };
+
+  try {
+    [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
+    const port = await freePort();
+    const shared = {
+      DATABASE_URL: postgres.url,
+      DATABASE_POOL_SIZE: '10',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: 'faults',
+      LOG_LEVEL: 'info',
+      JOB_BACKOFF_MS: '200',
+    };
+    const apiEnv = {
+      ...shared,
+      PORT: String(port),
+      JWT_SECRET: randomBytes(48).toString('base64'),
+      RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '100000',
+      RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: '100000',
+      RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '100000',
+      RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: '10000000',
+      // Two cores run everything: a busy moment must not be shed as overload here.
+      SHED_LOAD_EVENT_LOOP_DELAY_MS: '0',
+      SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: '0',
+    };
+    const workerEnv = {
+      ...shared,
+      WORKER_CONCURRENCY: '8',
+      // Short, so that a killed worker's jobs come back within seconds, not 30.
+      WORKER_LOCK_DURATION_MS: '3000',
+      RECONCILE_INTERVAL_MS: '500',
+      RECONCILE_AFTER_MS: '1500',
+      DATABASE_OUTAGE_PAUSE_MS: '500',
+      WORKER_SHUTDOWN_GRACE_MS: '5000',
+      // Workers serve health and metrics over HTTP: any free port, so two can run here.
+      WORKER_HTTP_PORT: '0',
+    };
+
+    const launch = processes.launch.bind(processes);
+    const stop = processes.stop.bind(processes);
+    let api = await launch('api#1', API_ENTRY, API_READY, apiEnv);
+    const workers: Array<Managed | undefined> = await Promise.all(
+      Array.from({ length: options.workers }, (_, i) =>
+        launch(`worker-${i + 1}#1`, WORKER_ENTRY, WORKER_READY, workerEnv),
+      ),
+    );
+    const generations = new Map<string, number>();
+    const nextName = (base: string) => {
+      const n = (generations.get(base) ?? 1) + 1;
+      generations.set(base, n);
+      return `${base}#${n}`;
+    };
+    db = new pg.Pool({ connectionString: postgres.url, max: 4 });
+    // An idle client losing its server (the PostgreSQL scenario) must not crash the run.
+    db.on('error', () => {});
+
+    const cluster: Cluster = {
+      baseUrl: `http://127.0.0.1:${port}`,
+      postgres,
+      redis,
+      db,
+      workerCount: options.workers,
+      unexpectedExits: processes.unexpectedExits,
+      async restartApi(signal) {
+        await stop(api, signal);
+        api = await launch(nextName('api'), API_ENTRY, API_READY, apiEnv);
+      },
+      async stopWorker(index, signal) {
+        await stop(workers[index], signal);
+        workers[index] = undefined;
+      },
+      async startWorker(index) {
+        if (workers[index] !== undefined) throw new Error(`worker ${index + 1} is running`);
+        workers[index] = await launch(
+          nextName(`worker-${index + 1}`),
+          WORKER_ENTRY,
+          WORKER_READY,
+          workerEnv,
+        );
+      },
+      async heal() {
+        const healed: string[] = [];
+        const dead = (managed: Managed | undefined) =>
+          managed === undefined ||
+          managed.app.child.exitCode !== null ||
+          managed.app.child.signalCode !== null;
+        if (dead(api)) {
+          healed.push(api.name);
+          await cluster.restartApi('SIGKILL');
+        }
+        for (let index = 0; index < workers.length; index += 1) {
+          if (!dead(workers[index])) continue;
+          healed.push(`worker-${index + 1}`);
+          await cluster.stopWorker(index, 'SIGKILL');
+          await cluster.startWorker(index);
+        }
+        return healed;
+      },
+      async freezeWorker(index, ms) {
+        const child = workers[index]?.app.child;
+        if (child === undefined) throw new Error(`worker ${index + 1} is not running`);
+        child.kill('SIGSTOP');
+        try {
+          await sleep(ms);
+        } finally {
+          child.kill('SIGCONT');
+        }
+      },
+      logs: () => processes.logs(),
+      linesMatching: (pattern) => processes.linesMatching(pattern),
+      destroy,
+    };
+    return cluster;
+  } catch (error) {
+    await destroy();
+    throw error;
+  }
+}

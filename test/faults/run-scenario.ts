@@ -1,0 +1,151 @@
+// One scenario from start to verdict: a fresh account and fresh slugs, the load with
+// the fault injected part-way through, a bounded wait for the workers to finish, then
+// the ledger checks.
+import { createBotAccount } from './bot-account.js';
+import type { BotCounters } from './bot-request.js';
+import type { Cluster } from './harness.js';
+import { checkLedger, type LedgerReport } from './ledger.js';
+import { readLedger, waitForDrain, type LedgerSnapshot } from './ledger-queries.js';
+import { startLoad, type SentEvent } from './load-generator.js';
+import { checkReceipts } from './receipts-check.js';
+import type { Scenario } from './scenarios.js';
+import { planWorkload } from './workload.js';
+
+export interface RunSettings {
+  runTag: string;
+  seed: number;
+  slugs: number;
+  minEvents: number;
+  maxEvents: number;
+  eventsPerSecond: number;
+  concurrency: number;
+  outageMs: number;
+  drainTimeoutMs: number;
+  /** The fault is injected once this share of the events has been sent (or of maxLoadMs). */
+  faultAt: number;
+  /** No new event starts after this long, unless fewer than minEventsSent are done (see LoadOptions). */
+  maxLoadMs: number;
+  minEventsSent: number;
+}
+
+export interface ScenarioResult {
+  scenario: Scenario;
+  events: number;
+  counters: BotCounters;
+  report: LedgerReport;
+  /** Events the plan had; fewer are sent when maxLoadMs runs out first. */
+  planned: number;
+  /** Events still queued or processing when the wait ran out. */
+  unfinished: number;
+  /** Distinct events the workers' outbox reconciler had to queue again. */
+  requeued: number;
+  /** Problems outside the ledger: the fault failed, a process died, receipts disagree. */
+  problems: string[];
+  /** What the checks read, kept for the ledger's self-check. */
+  snapshot: LedgerSnapshot;
+  sent: SentEvent[];
+  loadMs: number;
+  drainMs: number;
+  totalMs: number;
+}
+
+const REQUEUE_LINE = /recorded event was not in the queue|its job had ended; retried/;
+/** The distinct event ids named by log lines. */
+const eventIdsIn = (lines: string[]): string[] => [
+  ...new Set(lines.flatMap((line) => /"eventId":"([^"]+)"/.exec(line)?.[1] ?? [])),
+];
+
+export async function runScenario(
+  cluster: Cluster,
+  scenario: Scenario,
+  index: number,
+  settings: RunSettings,
+  log: (line: string) => void,
+): Promise<ScenarioResult> {
+  const started = Date.now();
+  const problems: string[] = [];
+  const exitsBefore = cluster.unexpectedExits.length;
+  const requeuedBefore = new Set(eventIdsIn(cluster.linesMatching(REQUEUE_LINE)));
+  const tag = `${settings.runTag}-${index}`;
+  const account = await createBotAccount(cluster.baseUrl, tag, 2);
+  const scripts = planWorkload({
+    tag,
+    slugs: settings.slugs,
+    minEvents: settings.minEvents,
+    maxEvents: settings.maxEvents,
+    duplicateRate: 0.12,
+    invalidRate: 0.03,
+    apiKeys: account.apiKeys.length,
+    seed: settings.seed + index,
+  });
+  const total = scripts.reduce((sum, script) => sum + script.events.length, 0);
+  log(`${scenario.name}: ${total} events over ${scripts.length} slugs; fault: ${scenario.fault}`);
+
+  const load = startLoad({
+    baseUrl: cluster.baseUrl,
+    apiKeys: account.apiKeys,
+    scripts,
+    concurrency: settings.concurrency,
+    eventsPerSecond: settings.eventsPerSecond,
+    retryBudgetMs: 60_000,
+    maxLoadMs: settings.maxLoadMs,
+    minEvents: settings.minEventsSent,
+  });
+  const progress = setInterval(
+    () => log(`  ${load.sentCount()}/${total} events acknowledged`),
+    3_000,
+  );
+  const fault = (async () => {
+    await load.whenProgress(settings.faultAt);
+    await scenario.inject({
+      cluster,
+      log: (line) => log(`  ${line}`),
+      outageMs: settings.outageMs,
+      whenProgress: (fraction) => load.whenProgress(fraction),
+    });
+  })().catch((error: Error) => {
+    problems.push(`fault injection failed: ${error.message}`);
+  });
+  const [{ sent, counters }] = await Promise.all([load.done, fault]).finally(() =>
+    clearInterval(progress),
+  );
+  const loadMs = Date.now() - started;
+  log(`  load done in ${(loadMs / 1000).toFixed(1)} s; waiting for the workers`);
+
+  const drainStarted = Date.now();
+  const unfinished = await waitForDrain(cluster.db, account.id, settings.drainTimeoutMs);
+  const drainMs = Date.now() - drainStarted;
+  if (unfinished !== 0) {
+    problems.push(`${unfinished} events still unfinished after ${settings.drainTimeoutMs} ms`);
+  }
+  const snapshot = await readLedger(cluster.db, account.id);
+  const report = checkLedger(snapshot, sent);
+  problems.push(
+    ...(await checkReceipts(cluster.baseUrl, account.apiKeys[0] ?? '', snapshot.rows, 25)),
+  );
+  problems.push(...cluster.unexpectedExits.slice(exitsBefore));
+  return {
+    scenario,
+    planned: total,
+    events: sent.length,
+    counters,
+    report,
+    unfinished,
+    requeued: eventIdsIn(cluster.linesMatching(REQUEUE_LINE)).filter(
+      (id) => !requeuedBefore.has(id),
+    ).length,
+    problems,
+    snapshot,
+    sent,
+    loadMs,
+    drainMs,
+    totalMs: Date.now() - started,
+  };
+}
+
+export const passed = (result: ScenarioResult): boolean =>
+  result.report.lost.length === 0 &&
+  result.report.duplicated.length === 0 &&
+  result.report.mismatches.length === 0 &&
+  result.report.unaccepted.length === 0 &&
+  result.problems.length === 0;

@@ -1,0 +1,111 @@
+// The faults, one a scenario. Each is injected once the load is well under way (see
+// run-scenario.ts) and returns when the system has been given back everything it lost:
+// the checks then judge whether it recovered by itself.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Cluster } from './harness.js';
+
+export interface FaultContext {
+  cluster: Cluster;
+  log: (line: string) => void;
+  /** How long an outage lasts (Redis, PostgreSQL). */
+  outageMs: number;
+  /** Resolves once this share of the scenario's events (or load time) has gone by. */
+  whenProgress: (fraction: number) => Promise<void>;
+}
+
+export interface Scenario {
+  name: string;
+  fault: string;
+  /** Only in the full run (`--quick` leaves it out). */
+  fullOnly?: boolean;
+  inject(context: FaultContext): Promise<void>;
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'baseline',
+    fault: 'none',
+    inject: async () => {},
+  },
+  {
+    name: 'worker-sigkill',
+    fault: 'SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
+    async inject({ cluster, log, whenProgress }) {
+      // Worker 2 recovers worker 1's jobs once their locks lapse. Worker 2 dies later,
+      // possibly before worker 1 is back: then no worker runs for a moment, and the jobs
+      // wait in Redis for whichever starts first.
+      log('SIGKILL worker 1');
+      await cluster.stopWorker(0, 'SIGKILL');
+      const first = sleep(1_000).then(() => cluster.startWorker(0));
+      await whenProgress(0.65);
+      log('SIGKILL worker 2');
+      await cluster.stopWorker(1, 'SIGKILL');
+      await sleep(1_000);
+      await Promise.all([first, cluster.startWorker(1)]);
+      log('both workers running again');
+    },
+  },
+  {
+    name: 'worker-sigstop',
+    fault: 'SIGSTOP worker 1 for 8 s (locks lapse, its jobs go to worker 2), then SIGCONT',
+    async inject({ cluster, log }) {
+      // A hung worker that wakes up: it resumes jobs (and transactions) that another
+      // worker has taken over meanwhile. Each event must still be applied once.
+      log('SIGSTOP worker 1');
+      await cluster.freezeWorker(0, 8_000);
+      log('SIGCONT worker 1');
+    },
+  },
+  {
+    name: 'redis-restart',
+    fault: 'redis-server killed, down for the outage, restarted empty (no persistence)',
+    async inject({ cluster, log, outageMs }) {
+      log(`Redis down for ${outageMs} ms`);
+      await cluster.redis.stop();
+      await sleep(outageMs);
+      await cluster.redis.start();
+      log('Redis back, empty');
+    },
+  },
+  {
+    name: 'postgres-restart',
+    fault: 'pg_ctl stop -m fast, down for the outage, start',
+    async inject({ cluster, log, outageMs }) {
+      log(`PostgreSQL stopped (fast) for ${outageMs} ms`);
+      await cluster.postgres.stop('fast');
+      await sleep(outageMs);
+      await cluster.postgres.start();
+      log('PostgreSQL back');
+    },
+  },
+  {
+    name: 'postgres-crash',
+    fault: 'pg_ctl stop -m immediate (crash, recovery on start), down for the outage',
+    fullOnly: true,
+    async inject({ cluster, log, outageMs }) {
+      log(`PostgreSQL crashed (immediate) for ${outageMs} ms`);
+      await cluster.postgres.stop('immediate');
+      await sleep(outageMs);
+      await cluster.postgres.start();
+      log('PostgreSQL back after crash recovery');
+    },
+  },
+  {
+    name: 'api-sigterm',
+    fault: 'SIGTERM the API, start a new one on the same port',
+    async inject({ cluster, log }) {
+      log('SIGTERM the API');
+      await cluster.restartApi('SIGTERM');
+      log('new API listening');
+    },
+  },
+  {
+    name: 'api-sigkill',
+    fault: 'SIGKILL the API mid-request, start a new one on the same port',
+    async inject({ cluster, log }) {
+      log('SIGKILL the API');
+      await cluster.restartApi('SIGKILL');
+      log('new API listening');
+    },
+  },
+];
