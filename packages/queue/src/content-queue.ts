@@ -25,12 +25,20 @@ export function createContentQueue(
   });
 }
 
-/** Queues one accepted event; the event id is the job id, so a repeat is a no-op. */
-export async function enqueueContentEvent(
+/**
+ * Queues accepted events in one round trip (BullMQ `addBulk`, one MULTI). The event id
+ * is the job id, so adding an event already queued is a no-op.
+ */
+export async function enqueueContentEvents(
   queue: ContentQueue,
-  event: EventName,
-  data: ContentJobData,
+  events: Array<{ event: EventName; data: ContentJobData }>,
   policy: JobPolicy,
 ): Promise<void> {
-  await queue.add(event, data, contentJobOptions(data.eventId, policy));
+  await queue.addBulk(
+    events.map(({ event, data }) => ({
+      name: event,
+      data,
+      opts: contentJobOptions(data.eventId, policy),
+    })),
+  );
 }

@@ -11,7 +11,7 @@ export {
 export {
   bullPrefix,
   createContentQueue,
-  enqueueContentEvent,
+  enqueueContentEvents,
   type ContentQueue,
 } from './content-queue.js';
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';

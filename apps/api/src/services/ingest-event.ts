@@ -1,14 +1,17 @@
 import { AppError, type AcceptedEvent, type EventSchemas } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
-import { enqueueContentEvent } from '@ingest/queue';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
 import { requireScope, type Principal } from '../plugins/authentication.js';
+import type { AcceptBatcher } from './accept-batcher.js';
+import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
 import { recordAccepted, recordRejected, type AcceptedRecord } from './event-record.js';
 import { claimIdempotencyKey, idempotencyKeyFrom, requestHashOf } from './idempotency.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter' | 'metrics'>;
+type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter' | 'metrics'> & {
+  acceptBatcher: AcceptBatcher;
+};
 
 export interface IngestInput {
   principal: Extract<Principal, { via: 'apiKey' }>;
@@ -70,8 +73,9 @@ export async function ingestEvent(
     notifyOnFinish: input.notifyOnFinish,
   };
   if (idempotency.key === undefined) {
-    const receivedAt = await recordAccepted(deps.db, record);
-    await enqueueOrLeaveToReconciler(deps, record);
+    // Written and queued together with the other requests of the moment (group commit).
+    const receivedAt = await deps.acceptBatcher.accept(record);
+    countAccepted(deps, record);
     return { accepted: acceptedAnswer(record.id, record.event, receivedAt), replayed: false };
   }
 
@@ -93,7 +97,8 @@ export async function ingestEvent(
   if ('replayOf' in outcome) {
     return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
   }
-  await enqueueOrLeaveToReconciler(deps, record);
+  await enqueueOrLeaveToReconciler(deps, [record]);
+  countAccepted(deps, record);
   return { accepted: acceptedAnswer(record.id, record.event, outcome.receivedAt), replayed: false };
 }
 
@@ -112,22 +117,9 @@ async function originalAnswer(deps: Deps, eventId: string): Promise<AcceptedEven
   return acceptedAnswer(original.id, original.event ?? '', original.receivedAt);
 }
 
-async function enqueueOrLeaveToReconciler(deps: Deps, record: AcceptedRecord): Promise<void> {
+function countAccepted(deps: Deps, record: AcceptedRecord): void {
   deps.acceptedCounter.increment();
   deps.metrics.eventsAccepted.inc({ event: record.event });
-  const log = { eventId: record.id, requestId: record.requestId, event: record.event };
-  try {
-    await enqueueContentEvent(
-      deps.queue,
-      record.event,
-      { eventId: record.id, requestId: record.requestId },
-      deps.config.jobs,
-    );
-    deps.logger.debug(log, 'event queued');
-  } catch (error) {
-    // The row is committed: the event is safe. The reconciler enqueues it once Redis is back.
-    deps.logger.warn({ ...log, err: error }, 'could not enqueue; left to the outbox reconciler');
-  }
 }
 
 async function reject(

@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf, requireScope } from '../../plugins/authentication.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
+import { createAcceptBatcher } from '../../services/accept-batcher.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
 import { ingestEvent, receiptPath } from '../../services/ingest-event.js';
 import { awaitOutcome, outcomeAnswer } from '../../services/outcome.js';
@@ -26,6 +27,9 @@ const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const schemas = createEventSchemas(deps.config.content);
+  const ingestDeps = { ...deps, acceptBatcher: createAcceptBatcher(deps) };
+  // Shutdown closes the pool after the app: let rows being written finish first.
+  app.addHook('onClose', () => ingestDeps.acceptBatcher.drain());
   // Per key, counted in Redis so that the limit holds across API instances; it fails
   // open when Redis is unreachable (see plugins/rate-limit.ts).
   const perKeyRateLimit = rateLimitHook(app, [
@@ -67,7 +71,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         request.headers.prefer,
         deps.config.limits.waitMaxSeconds,
       );
-      const { accepted, replayed } = await ingestEvent(deps, schemas, {
+      const { accepted, replayed } = await ingestEvent(ingestDeps, schemas, {
         principal,
         body: request.body,
         requestId: request.id,

@@ -1,0 +1,32 @@
+import { enqueueContentEvents } from '@ingest/queue';
+import type { ApiDeps } from '../deps.js';
+import type { AcceptedRecord } from './event-record.js';
+
+type Deps = Pick<ApiDeps, 'queue' | 'config' | 'logger'>;
+
+/**
+ * Queues the jobs of committed events, in one round trip. Redis failing here loses
+ * nothing: the rows are the outbox, and the workers' reconciler queues them once Redis
+ * is back, so the caller still answers 202.
+ */
+export async function enqueueOrLeaveToReconciler(
+  deps: Deps,
+  records: AcceptedRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  try {
+    await enqueueContentEvents(
+      deps.queue,
+      records.map((record) => ({
+        event: record.event,
+        data: { eventId: record.id, requestId: record.requestId },
+      })),
+      deps.config.jobs,
+    );
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, eventIds: records.map((record) => record.id) },
+      'could not enqueue; left to the outbox reconciler',
+    );
+  }
+}

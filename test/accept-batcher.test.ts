@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { createAcceptBatcher } from '@ingest/api/accept-batcher';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
+import { articleData, sendEvent, uniqueSlug } from './support/content.js';
+import { startTestApi, type TestApi } from './support/test-api.js';
+
+let api: TestApi;
+let account: RegisteredAccount;
+let apiKeyId: string;
+let key: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  account = await registerAccount(api);
+  ({ id: apiKeyId, key } = await createKey(api, account));
+});
+afterAll(() => api.close());
+
+const recordFor = (accountId: string, slug = uniqueSlug()) => ({
+  id: randomUUID(),
+  accountId,
+  apiKeyId,
+  event: 'article.create' as const,
+  payload: articleData({ slug }),
+  requestId: randomUUID(),
+  orderKeys: [slug],
+  notifyOnFinish: false,
+});
+
+const rowsOf = (ids: string[]) =>
+  api.deps.db.prisma.webhookLog.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, status: true, sequence: true, receivedAt: true },
+    orderBy: { sequence: 'asc' },
+  });
+
+describe('grouped writes of accepted events', () => {
+  it('records concurrent requests in acceptance order, each answered only once committed', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const records = Array.from({ length: 300 }, () => recordFor(account.id));
+    const receivedAt = await Promise.all(records.map((record) => batcher.accept(record)));
+    expect(receivedAt.every((at) => at instanceof Date)).toBe(true);
+
+    const rows = await rowsOf(records.map((record) => record.id));
+    expect(rows.map((row) => row.id)).toEqual(records.map((record) => record.id));
+    expect(rows.every((row) => row.status === 'queued')).toBe(true);
+    const jobs = await Promise.all(records.map((record) => api.deps.queue.getJob(record.id)));
+    expect(jobs.map((job) => job?.data.eventId)).toEqual(records.map((record) => record.id));
+  });
+
+  it('fails only the row that cannot be written, not the batch it came in', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const good = [recordFor(account.id), recordFor(account.id)] as const;
+    // No such account: the foreign key refuses this row alone.
+    const orphan = recordFor(randomUUID());
+    const outcomes = await Promise.allSettled(
+      [good[0], orphan, good[1]].map((record) => batcher.accept(record)),
+    );
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    const rows = await rowsOf([...good, orphan].map((record) => record.id));
+    expect(rows.map((row) => row.id).sort()).toEqual(good.map((record) => record.id).sort());
+    expect(await api.deps.queue.getJob(orphan.id)).toBeUndefined();
+  });
+
+  it('answers each of many concurrent requests with its own event', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        sendEvent(api, key, 'article.create', articleData({ slug: uniqueSlug() })),
+      ),
+    );
+    expect(responses.map((response) => response.statusCode)).toEqual(responses.map(() => 202));
+    const ids = responses.map((response) => response.json<{ id: string }>().id);
+    expect(new Set(ids).size).toBe(100);
+    expect((await rowsOf(ids)).length).toBe(100);
+  });
+});
