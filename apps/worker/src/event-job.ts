@@ -4,12 +4,11 @@ import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import {
-  loadEvent,
+  claimEvent,
   lockIfStillProcessing,
   recordDuplicate,
   recordFailure,
   recordSuccess,
-  startAttempt,
 } from './event-log.js';
 import { eventErrorOf } from './failures.js';
 import type { JobOutcome } from './metrics.js';
@@ -26,15 +25,16 @@ export function orderingDelayMs(timesWaited: number): number {
  * The BullMQ processor of content jobs: route by event name and apply the change, in
  * acceptance order per slug, exactly once.
  *
- * 1. Read the event; if an earlier event about one of its slugs is unfinished, go back to
- *    the queue for a moment (not an attempt).
- * 2. Open an attempt (status `processing`).
- * 3. In one transaction: lock the event row, check it is still ours, apply the change,
+ * 1. Read the event and, in the same statement, open an attempt (status `processing`),
+ *    unless an earlier event about one of its slugs is unfinished: then go back to the
+ *    queue for a moment (not an attempt). The attempt commits on its own, so a worker
+ *    dying mid-change still leaves it on the receipt.
+ * 2. In one transaction: lock the event row, check it is still ours, apply the change,
  *    record success. A second run of the same job finds the event finished and changes
  *    nothing, so BullMQ's at-least-once delivery applies each event once.
- * 4. A failure the event causes (AppError) fails it at once; any other failure is
+ * 3. A failure the event causes (AppError) fails it at once; any other failure is
  *    retried with back-off until the attempts run out.
- * 5. While the database is unreachable, the job is handed back (not an attempt) and the
+ * 4. While the database is unreachable, the job is handed back (not an attempt) and the
  *    worker takes no jobs for a moment (`pauseForDatabaseOutage`): nothing fails for
  *    want of a database, and work resumes by itself when it is back.
  */
@@ -91,7 +91,7 @@ async function applyEventJob(
     attempt: job.attemptsMade + 1,
   });
 
-  const loaded = await loadEvent(deps.db, eventId);
+  const loaded = await claimEvent(deps.db, eventId);
   if (loaded === undefined) throw new UnrecoverableError(`event ${eventId} is not recorded`);
   if (loaded.status !== 'queued' && loaded.status !== 'processing') {
     log.debug({ status: loaded.status }, 'event already finished; nothing to do');
@@ -102,8 +102,8 @@ async function applyEventJob(
     throw new DelayedError('waiting for an earlier event about the same slug');
   }
 
-  const attempt = await startAttempt(deps.db, eventId);
-  if (attempt === undefined) return 'duplicate'; // finished by another run in the meantime
+  const attempt = loaded.attempt;
+  if (attempt === null) return 'duplicate'; // finished by another run in the meantime
   const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
   try {

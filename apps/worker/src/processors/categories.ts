@@ -3,17 +3,30 @@ import type { Tx } from './processor.js';
 
 /**
  * The id of the category named `name` (matched trimmed and ignoring case), created on
- * first use with the casing given. Safe under concurrency: the insert and the lookup
- * are one statement on the unique name key.
+ * first use with the casing given. Lock-free once the category exists: an upsert with
+ * `DO UPDATE` would lock the category row until commit, serialising every worker that
+ * files an article under the same category. When two create it at once, the loser's
+ * `DO NOTHING` waits for the winner's commit, and the lookup after it finds the row.
  */
 export async function categoryIdFor(tx: Tx, name: string): Promise<string> {
   const displayName = name.trim();
+  const nameKey = displayName.toLowerCase();
   const rows = await tx.$queryRaw<Array<{ id: string }>>`
-    INSERT INTO categories (id, name, name_key)
-    VALUES (${uuidv7()}::uuid, ${displayName}, ${displayName.toLowerCase()})
-    ON CONFLICT (name_key) DO UPDATE SET name_key = EXCLUDED.name_key
-    RETURNING id`;
-  const [row] = rows;
-  if (row === undefined) throw new Error('category upsert returned no row');
+    WITH found AS (SELECT id FROM categories WHERE name_key = ${nameKey}),
+    created AS (
+      INSERT INTO categories (id, name, name_key)
+      SELECT ${uuidv7()}::uuid, ${displayName}, ${nameKey}
+      WHERE NOT EXISTS (SELECT 1 FROM found)
+      ON CONFLICT (name_key) DO NOTHING
+      RETURNING id
+    )
+    SELECT id FROM found UNION ALL SELECT id FROM created`;
+  const row =
+    rows[0] ??
+    (
+      await tx.$queryRaw<Array<{ id: string }>>`
+        SELECT id FROM categories WHERE name_key = ${nameKey}`
+    )[0];
+  if (row === undefined) throw new Error(`category "${displayName}" could not be found or created`);
   return row.id;
 }
