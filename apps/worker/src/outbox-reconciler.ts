@@ -37,8 +37,12 @@ export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
       row.event,
       { eventId: row.id, requestId: row.requestId },
       config.jobs,
+      async () =>
+        (await db.prisma.webhookLog.count({
+          where: { id: row.id, status: { in: ['queued', 'processing'] } },
+        })) > 0,
     );
-    if (outcome === 'present') continue;
+    if (outcome === 'present' || outcome === 'finished') continue;
     // 'added': Redis never had the job or lost it; 'retried': BullMQ gave up on it (a
     // worker died holding it more often than maxStalledCount allows) while the event is
     // not finished.

@@ -11,7 +11,9 @@ import type { Tx } from './processor.js';
 export async function categoryIdFor(tx: Tx, name: string): Promise<string> {
   const displayName = name.trim();
   const nameKey = displayName.toLowerCase();
-  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+  const known = committedCategories.get(nameKey);
+  if (known !== undefined) return known;
+  const rows = await tx.$queryRaw<Array<{ id: string; committed: boolean }>>`
     WITH found AS (SELECT id FROM categories WHERE name_key = ${nameKey}),
     created AS (
       INSERT INTO categories (id, name, name_key)
@@ -20,13 +22,28 @@ export async function categoryIdFor(tx: Tx, name: string): Promise<string> {
       ON CONFLICT (name_key) DO NOTHING
       RETURNING id
     )
-    SELECT id FROM found UNION ALL SELECT id FROM created`;
+    SELECT id, TRUE AS committed FROM found UNION ALL SELECT id, FALSE FROM created`;
   const row =
     rows[0] ??
     (
-      await tx.$queryRaw<Array<{ id: string }>>`
-        SELECT id FROM categories WHERE name_key = ${nameKey}`
+      await tx.$queryRaw<Array<{ id: string; committed: boolean }>>`
+        SELECT id, TRUE AS committed FROM categories WHERE name_key = ${nameKey}`
     )[0];
   if (row === undefined) throw new Error(`category "${displayName}" could not be found or created`);
+  // Only a row another transaction committed is remembered: one created here would
+  // vanish if this transaction rolled back.
+  if (row.committed) remember(nameKey, row.id);
   return row.id;
+}
+
+/**
+ * Ids of categories known to exist, by name key. Categories are never deleted, so an id
+ * once seen committed stays valid; this spares a statement in most article writes.
+ */
+const committedCategories = new Map<string, string>();
+const MAX_REMEMBERED = 10_000;
+
+function remember(nameKey: string, id: string): void {
+  if (committedCategories.size >= MAX_REMEMBERED) committedCategories.clear();
+  committedCategories.set(nameKey, id);
 }
