@@ -24,8 +24,8 @@ export const ROUND_TRIP_EVENTS = Math.max(1, Math.round(PROPERTY_RUNS / 5));
 export const REGRESSION_RUNS = Math.min(PROPERTY_RUNS, 100);
 
 /**
- * Inputs sent at once in one run of a property. Test files run one at a time on the
- * 2-core CI machine; requests in flight together keep PostgreSQL's core busy while this
+ * Inputs sent at once in one run of a property. Test files run two at a time on the
+ * 2-core CI machine (vitest.config.ts); requests in flight together keep PostgreSQL's core busy while this
  * process works, which nearly halves the suite's time.
  */
 export const BATCH = 4;
