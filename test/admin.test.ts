@@ -233,7 +233,15 @@ describe('event search, detail and replay', () => {
     ]);
     expect([first.statusCode, second.statusCode].sort()).toEqual([202, 409]);
     const receipt = await finalReceipt(api, key, id);
-    expect(receipt).toMatchObject({ id, status: 'succeeded', attempts: 2, error: null });
+    // The publisher's own receipt says an operator replayed it.
+    expect(receipt).toMatchObject({
+      id,
+      status: 'succeeded',
+      attempts: 2,
+      error: null,
+      replays: 1,
+      lastReplayedAt: expect.any(String),
+    });
     expect((await api.deps.db.prisma.article.findUnique({ where: { slug } }))?.title).toBe(
       'After replay',
     );

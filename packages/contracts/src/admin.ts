@@ -69,8 +69,6 @@ export const OperatorEventSchema = ReceiptSchema.extend({
   accountId: z.uuid(),
   apiKeyId: z.uuid().nullable(),
   requestId: z.string(),
-  replays: z.int(),
-  lastReplayedAt: z.iso.datetime().nullable(),
 }).meta({ id: 'OperatorEvent' });
 export type OperatorEvent = z.infer<typeof OperatorEventSchema>;
 

@@ -47,6 +47,10 @@ export const ReceiptSchema = z
     error: EventErrorSchema.nullable().meta({
       description: 'Why it failed or was rejected; while retrying, why the last attempt failed',
     }),
+    replays: z.int().meta({
+      description: 'Times an operator sent the failed event back to be applied (same id)',
+    }),
+    lastReplayedAt: z.iso.datetime().nullable(),
   })
   .meta({ id: 'Receipt' });
 export type Receipt = z.infer<typeof ReceiptSchema>;

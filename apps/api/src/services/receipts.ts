@@ -21,6 +21,8 @@ const RECEIPT_FIELDS = {
   finishedAt: true,
   result: true,
   error: true,
+  replays: true,
+  lastReplayedAt: true,
 } as const;
 
 export interface ReceiptRow {
@@ -33,6 +35,8 @@ export interface ReceiptRow {
   finishedAt: Date | null;
   result: unknown;
   error: unknown;
+  replays: number;
+  lastReplayedAt: Date | null;
 }
 
 export const presentReceipt = (row: ReceiptRow): Receipt => ({
@@ -45,6 +49,8 @@ export const presentReceipt = (row: ReceiptRow): Receipt => ({
   finishedAt: row.finishedAt?.toISOString() ?? null,
   result: (row.result ?? null) as EventResult | null,
   error: (row.error ?? null) as EventError | null,
+  replays: row.replays,
+  lastReplayedAt: row.lastReplayedAt?.toISOString() ?? null,
 });
 
 /** One of the account's events; another account's is answered exactly like a missing one. */

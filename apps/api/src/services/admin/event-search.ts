@@ -10,8 +10,6 @@ export interface OperatorEventRow extends ReceiptRow {
   accountId: string;
   apiKeyId: string | null;
   requestId: string;
-  replays: number;
-  lastReplayedAt: Date | null;
 }
 
 export const OPERATOR_EVENT_COLUMNS = Prisma.sql`
@@ -24,8 +22,6 @@ export const presentOperatorEvent = (row: OperatorEventRow): OperatorEvent => ({
   accountId: row.accountId,
   apiKeyId: row.apiKeyId,
   requestId: row.requestId,
-  replays: row.replays,
-  lastReplayedAt: row.lastReplayedAt?.toISOString() ?? null,
 });
 
 /**
