@@ -60,13 +60,18 @@ describe('load shedding', () => {
     const { key } = await createKey(shedding, account);
     expect((await sendEvent(shedding, key, 'article.delete', { slug: 'x' })).statusCode).toBe(202);
 
-    // Hold the event loop for over a sampling interval, as a flood of work would.
-    const until = Date.now() + 1_300;
-    while (Date.now() < until) {
-      /* busy */
+    // Hold the event loop for over a sampling interval, as a flood of work would. On a
+    // busy machine the sampler may read its interval across the edge of the burst, so a
+    // few bursts are allowed; one of them must be shed.
+    let shed = await sendEvent(shedding, key, 'article.delete', { slug: 'x' });
+    for (let burst = 0; burst < 3 && shed.statusCode !== 503; burst += 1) {
+      const until = Date.now() + 1_300;
+      while (Date.now() < until) {
+        /* busy */
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      shed = await sendEvent(shedding, key, 'article.delete', { slug: 'x' });
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const shed = await sendEvent(shedding, key, 'article.delete', { slug: 'x' });
     expectProblem(shed, 503, 'UNAVAILABLE');
     expect(shed.headers['retry-after']).toBe('2');
 

@@ -41,8 +41,14 @@ export async function startTestApi(
     poolSize: config.database.poolSize,
     statementTimeoutMs: config.database.statementTimeoutMs,
   });
-  const redis = await connectRedis(config.redis.url, 'producer', `test-api-${tag}`);
-  const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
+  // As in server.ts: rate limits on an auto-pipelined connection, the queue on its own.
+  const redis = await connectRedis(config.redis.url, 'producer', `test-api-${tag}`, {
+    enableAutoPipelining: true,
+  });
+  const queueConnection = await connectRedis(config.redis.url, 'producer', `test-queue-${tag}`);
+  const queue = createContentQueue(queueConnection, config.redis.keyPrefix, {
+    skipWaitingForReady: true,
+  });
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const waiter = createEventWaiter(config.database.url, logger);
   const acceptedCounter = createMinuteCounter(redis, config.redis.keyPrefix, 'accepted');
@@ -65,6 +71,7 @@ export async function startTestApi(
       const keys = await redis.keys(`${config.redis.keyPrefix}:*`);
       if (keys.length > 0) await redis.del(...keys);
       await db.close();
+      queueConnection.disconnect();
       redis.disconnect();
     },
   };

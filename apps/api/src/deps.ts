@@ -10,9 +10,9 @@ import type { EventWaiter } from './services/event-waiter.js';
 export interface ApiDeps {
   config: ApiConfig;
   db: Database;
-  /** A fail-fast (producer) connection, for rate limiting. */
+  /** A fail-fast (producer) connection, auto-pipelined, for rate limits and counters. */
   redis: Redis;
-  /** The content-events queue, on the same fail-fast connection. */
+  /** The content-events queue, on a fail-fast connection of its own. */
   queue: ContentQueue;
   /** Lets `Prefer: wait` requests hear when their event is finished. */
   waiter: EventWaiter;

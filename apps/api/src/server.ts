@@ -33,10 +33,19 @@ const db = createDatabase({
   poolSize: config.database.poolSize,
   statementTimeoutMs: config.database.statementTimeoutMs,
 });
-const redis = await connectRedis(config.redis.url, 'producer', 'ingest-api');
+// Rate limits send one command per request: auto-pipelining writes the commands of
+// requests handled in the same turn of the event loop together, one socket write for
+// many. BullMQ keeps a connection of its own, without it (bull's users reported
+// misbehaviour with auto-pipelining on queue connections).
+const redis = await connectRedis(config.redis.url, 'producer', 'ingest-api', {
+  enableAutoPipelining: true,
+});
 await warnUnlessNoEviction(redis, logger);
+const queueConnection = await connectRedis(config.redis.url, 'producer', 'ingest-api-queue');
 // Enqueueing fails fast when Redis is away; the outbox reconciler catches up later.
-const queue = createContentQueue(redis, config.redis.keyPrefix, { skipWaitingForReady: true });
+const queue = createContentQueue(queueConnection, config.redis.keyPrefix, {
+  skipWaitingForReady: true,
+});
 queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 const waiter = createEventWaiter(config.database.url, logger);
 const acceptedCounter = createMinuteCounter(redis, config.redis.keyPrefix, 'accepted');
@@ -54,6 +63,7 @@ async function shutdown(signal: string): Promise<void> {
     await waiter.close();
     await queue.close();
     await db.close();
+    await queueConnection.quit();
     await redis.quit();
     logger.info('shut down cleanly');
   } catch (error) {

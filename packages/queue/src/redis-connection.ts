@@ -18,9 +18,15 @@ const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
 /** Reconnect with capped back-off; never give up, a Redis restart must not need ours. */
 const retryStrategy = (attempt: number): number => Math.min(50 * 2 ** attempt, 2_000);
 
-export function createRedisConnection(url: string, role: RedisRole, connectionName: string): Redis {
+export function createRedisConnection(
+  url: string,
+  role: RedisRole,
+  connectionName: string,
+  options: RedisOptions = {},
+): Redis {
   const redis = new Redis(url, {
     ...ROLE_OPTIONS[role],
+    ...options,
     connectionName,
     retryStrategy,
     lazyConnect: false,
@@ -39,8 +45,9 @@ export async function connectRedis(
   url: string,
   role: RedisRole,
   connectionName: string,
+  options: RedisOptions = {},
 ): Promise<Redis> {
-  const redis = createRedisConnection(url, role, connectionName);
+  const redis = createRedisConnection(url, role, connectionName, options);
   if (redis.status !== 'ready') await once(redis, 'ready');
   return redis;
 }
