@@ -1,0 +1,144 @@
+// Everything the phases measure against, set up once per run: a fresh build, the bench
+// database, a private Redis, the service's API, the floor server, and publisher keys.
+// Each step registers its undo with the run's Cleanup as soon as it has succeeded.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
+import type pg from 'pg';
+import type { BenchOptions } from './bench-options.js';
+import { FLOOR_PREFIX, FLOOR_QUEUE } from './floor/floor-schema.js';
+import { createBenchKeys } from './support/accounts.js';
+import {
+  BENCH_DATABASE_URL,
+  backendPids,
+  createBenchDatabase,
+  dropBenchDatabase,
+  truncateEventTables,
+} from './support/bench-database.js';
+import type { Cleanup } from './support/cleanup.js';
+import type { BenchKey } from './support/event-mix.js';
+import {
+  SERVICE_REDIS_PREFIX,
+  startApi,
+  startFloorServer,
+  type RunningHttp,
+  type Stores,
+} from './support/launchers.js';
+import { REPO_ROOT } from './support/paths.js';
+import { startPrivateRedis, type PrivateRedis } from './support/private-redis.js';
+import { LOG_DIR, ProcessGroup } from './support/processes.js';
+import { startCpuMeter, type CpuUse, type MeteredProcess } from './support/cpu-meter.js';
+
+const run = promisify(execFile);
+
+export const ACCOUNTS = 4;
+export const KEYS_PER_ACCOUNT = 10;
+
+export interface BenchEnvironment {
+  options: BenchOptions;
+  processes: ProcessGroup;
+  stores: Stores;
+  db: pg.Pool;
+  redis: PrivateRedis;
+  api: RunningHttp;
+  floor: RunningHttp;
+  keys: BenchKey[];
+  /** Observations worth printing under the table. */
+  notes: string[];
+  log(line: string): void;
+  /** Empties both queues and the event tables; call only while no worker runs. */
+  reset(): Promise<void>;
+  /** A slug prefix no earlier stream of this run used. */
+  tag(base: string): string;
+  /** CPU use of these processes, the runner, Redis and the bench database's backends. */
+  cpuMeter(processes: MeteredProcess[]): ReturnType<typeof startCpuMeter>;
+  /** Every CpuUse measured so far, to say how busy the machine was with other work. */
+  cpuHistory: CpuUse[];
+}
+
+async function build(log: (line: string) => void): Promise<void> {
+  const started = performance.now();
+  const logPath = join(LOG_DIR, 'build.log');
+  try {
+    const { stdout, stderr } = await run('pnpm', ['build'], { cwd: REPO_ROOT, timeout: 180_000 });
+    writeFileSync(logPath, stdout + stderr);
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    writeFileSync(logPath, stdout + stderr);
+    throw new Error(`pnpm build failed; see ${logPath}`);
+  }
+  log(`built apps/api and apps/worker in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+export async function setUpEnvironment(
+  options: BenchOptions,
+  cleanup: Cleanup,
+  log: (line: string) => void,
+): Promise<BenchEnvironment> {
+  mkdirSync(LOG_DIR, { recursive: true });
+  await build(log);
+
+  const db = await createBenchDatabase();
+  cleanup.add('bench database', async () => {
+    await db.end();
+    await dropBenchDatabase();
+  });
+  const redis = await startPrivateRedis();
+  cleanup.add('private redis', () => redis.stop());
+  const stores: Stores = { databaseUrl: BENCH_DATABASE_URL, redisUrl: redis.url };
+  log(`database ${new URL(BENCH_DATABASE_URL).pathname.slice(1)} migrated; redis at ${redis.url}`);
+
+  // Registered after the stores, so undone before them: no process sees its Redis vanish.
+  const processes = new ProcessGroup();
+  cleanup.add('processes', () => processes.stopAll());
+
+  const api = await startApi(processes, stores, options.cpuProfile);
+  const keys = await createBenchKeys(api.baseUrl, ACCOUNTS, KEYS_PER_ACCOUNT);
+  const floor = await startFloorServer(processes, stores, keys);
+  log(`api and floor server ready; ${keys.length} keys over ${ACCOUNTS} accounts`);
+
+  // The service's queue name and key layout: packages/queue (CONTENT_EVENTS_QUEUE,
+  // bullPrefix), which the bench does not import so as to depend on no app package.
+  const connection = { host: '127.0.0.1', port: redis.port };
+  const queues = [
+    new Queue('content-events', { connection, prefix: `${SERVICE_REDIS_PREFIX}:bull` }),
+    new Queue(FLOOR_QUEUE, { connection, prefix: FLOOR_PREFIX }),
+  ];
+  cleanup.add('queue handles', () => Promise.all(queues.map((queue) => queue.close())));
+
+  let tags = 0;
+  const cpuHistory: CpuUse[] = [];
+  return {
+    options,
+    processes,
+    stores,
+    db,
+    redis,
+    api,
+    floor,
+    keys,
+    notes: [],
+    log,
+    async reset() {
+      await Promise.all(queues.map((queue) => queue.obliterate({ force: true })));
+      await truncateEventTables(db);
+    },
+    tag: (base) => `${base}-${(tags += 1)}`,
+    cpuHistory,
+    async cpuMeter(measured) {
+      const meter = await startCpuMeter(
+        [...measured, { name: 'runner', pid: process.pid }, { name: 'redis', pid: redis.pid }],
+        { name: 'postgres', pids: () => backendPids(db) },
+      );
+      return {
+        async stop() {
+          const use = await meter.stop();
+          cpuHistory.push(use);
+          return use;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// `pnpm bench [--soak] [--quick] [--only=capacity,latency,...] [--rate=N] [--cpu-prof]`
+
+export const PHASES = ['capacity', 'latency', 'drain', 'lag', 'footprint'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface BenchOptions {
+  phases: ReadonlySet<Phase>;
+  soak: boolean;
+  quick: boolean;
+  cpuProfile: boolean;
+  /** Rate for latency and footprint when this run does not measure capacity. */
+  fallbackRate: number;
+  plan: BenchPlan;
+}
+
+/** How long and how hard each phase runs. */
+export interface BenchPlan {
+  connections: number;
+  stepSeconds: number;
+  /** Unjudged load before a search or a latency run: JIT, pools. */
+  warmupSeconds: number;
+  settleMs: number;
+  searchStartRate: number;
+  searchGrowth: number;
+  bisections: number;
+  latencySeconds: number;
+  drainEvents: number;
+  drainDeadlineSeconds: number;
+  lagRate: number;
+  lagSeconds: number;
+  soakSeconds: number;
+  /** The watchdog stops the run, cleaning up, after this long. */
+  watchdogSeconds: number;
+}
+
+const DEFAULT_PLAN: BenchPlan = {
+  connections: 256,
+  stepSeconds: 3,
+  warmupSeconds: 3,
+  settleMs: 500,
+  searchStartRate: 500,
+  searchGrowth: 1.5,
+  bisections: 2,
+  latencySeconds: 10,
+  drainEvents: 20_000,
+  drainDeadlineSeconds: 20,
+  lagRate: 300,
+  lagSeconds: 15,
+  soakSeconds: 45,
+  watchdogSeconds: 540,
+};
+
+/** For iterating on the bench itself: the same phases, shorter and smaller. */
+const QUICK_PLAN: Partial<BenchPlan> = {
+  stepSeconds: 2,
+  warmupSeconds: 1,
+  bisections: 1,
+  latencySeconds: 4,
+  drainEvents: 4_000,
+  lagSeconds: 5,
+  soakSeconds: 15,
+};
+
+export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof]
+  --soak        footprint soak of 5 minutes instead of ${DEFAULT_PLAN.soakSeconds} s
+  --quick       shorter steps and fewer events, for iterating on the bench
+  --only=...    run only these phases (figures of the others are left out)
+  --rate=N      rate for latency and footprint when capacity is not measured (default 1000)
+  --cpu-prof    run the API under --cpu-prof; its profile goes to bench/results/profiles`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  let phases = new Set<Phase>(PHASES);
+  let soak = false;
+  let quick = false;
+  let cpuProfile = false;
+  let fallbackRate = 1_000;
+  for (const arg of argv) {
+    const [name, value] = arg.split('=', 2);
+    if (name === '--soak') soak = true;
+    else if (name === '--quick') quick = true;
+    else if (name === '--cpu-prof') cpuProfile = true;
+    else if (name === '--rate' && value !== undefined && /^\d+$/.test(value)) {
+      fallbackRate = Number(value);
+    } else if (name === '--only' && value !== undefined) {
+      const wanted = value.split(',').filter(Boolean);
+      const unknown = wanted.filter((phase) => !(PHASES as readonly string[]).includes(phase));
+      if (unknown.length > 0 || wanted.length === 0) {
+        throw new Error(`unknown phase ${unknown.join(', ')}\n${USAGE}`);
+      }
+      phases = new Set(wanted as Phase[]);
+    } else if (arg !== '--') throw new Error(`unknown option ${arg}\n${USAGE}`);
+  }
+  const plan = { ...DEFAULT_PLAN, ...(quick ? QUICK_PLAN : {}) };
+  if (soak) {
+    plan.soakSeconds = 300;
+    plan.watchdogSeconds += 300;
+  }
+  return { phases, soak, quick, cpuProfile, fallbackRate, plan };
+}

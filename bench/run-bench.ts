@@ -1,0 +1,184 @@
+// `pnpm bench`: builds the apps, starts the service as production runs it beside a
+// minimal floor server and worker, measures each figure beside its reference in the same
+// run, prints the table and writes results/latest.{md,json}. See bench/README.md.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseOptions, USAGE, type BenchOptions } from './bench-options.js';
+import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js';
+import { measureCapacity } from './phases/capacity.js';
+import { measureDrain } from './phases/drain.js';
+import { measureFootprint } from './phases/footprint.js';
+import { measureLag } from './phases/lag.js';
+import { measureLatency } from './phases/latency.js';
+import { markdownTable, tableRows, writeResults, type Figures } from './report.js';
+import { Cleanup } from './support/cleanup.js';
+import type { CpuUse } from './support/cpu-meter.js';
+import { GROUPS } from './support/fixed-rate-load.js';
+import { POOL_SIZE, PROFILE_DIR, WORKER_CONCURRENCY } from './support/launchers.js';
+import { REPO_ROOT } from './support/paths.js';
+
+const startedAt = new Date();
+const loadAtStart = loadavg()[0] ?? 0;
+const started = performance.now();
+const seconds = () => (performance.now() - started) / 1000;
+const log = (line: string) => console.log(`${seconds().toFixed(0).padStart(4)}s ${line}`);
+
+let options: BenchOptions;
+try {
+  options = parseOptions(process.argv.slice(2));
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+const { plan } = options;
+const cleanup = new Cleanup();
+
+// Whatever happens, the run ends: processes stopped, database dropped, Redis gone.
+let aborting = false;
+async function abort(why: string, code: number): Promise<never> {
+  aborting = true;
+  log(why);
+  await cleanup.runAll(log);
+  process.exit(code);
+}
+setTimeout(
+  () => void abort(`watchdog: the run passed ${plan.watchdogSeconds} s; stopping it`, 3),
+  plan.watchdogSeconds * 1000,
+).unref();
+process.once('SIGINT', () => void abort('interrupted: cleaning up', 130));
+process.once('SIGTERM', () => void abort('terminated: cleaning up', 143));
+
+async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void> {
+  const { phases } = options;
+  const fallback = (what: string) => {
+    env.notes.push(`${what} ran at --rate=${options.fallbackRate}/s: capacity was not measured`);
+    return options.fallbackRate;
+  };
+  if (phases.has('capacity')) figures.capacity = await measureCapacity(env);
+  if (phases.has('latency')) {
+    const half = figures.capacity ? Math.round(figures.capacity.floor.rate / 2) : 0;
+    figures.latency = await measureLatency(env, half > 0 ? half : fallback('latency'));
+  }
+  if (phases.has('drain')) figures.drain = await measureDrain(env);
+  if (phases.has('lag')) figures.lag = await measureLag(env);
+  if (phases.has('footprint')) {
+    const half = figures.capacity ? Math.round(figures.capacity.service.rate / 2) : 0;
+    figures.footprint = await measureFootprint(env, half > 0 ? half : fallback('footprint'));
+  }
+  env.notes.push(...backlogNotes(figures));
+}
+
+/** A phase whose rate one worker cannot keep up with measures a growing backlog. */
+function backlogNotes({ drain, lag, footprint }: Figures): string[] {
+  const oneWorker = drain?.service1.rate;
+  if (oneWorker === undefined || !Number.isFinite(oneWorker)) return [];
+  return [
+    ...(lag && lag.rate > oneWorker ? [`the lag run (${lag.rate}/s)`] : []),
+    ...(footprint && footprint.rate > oneWorker ? [`the soak (${footprint.rate}/s)`] : []),
+  ].map(
+    (what) =>
+      `One service worker drains ${Math.round(oneWorker)}/s, less than ${what}: its queue ` +
+      'grew throughout, so that figure measures a backlog.',
+  );
+}
+
+/** How much of the machine other work took while the bench measured: the figures' noise. */
+function otherWorkNote(history: CpuUse[]): string[] {
+  if (history.length === 0) return [];
+  const others = history.map((use) => use.otherCores);
+  const mean = others.reduce((sum, n) => sum + n, 0) / others.length;
+  const max = Math.max(...others);
+  const verdict = max > 0.25 ? ': figures taken while it was high are depressed' : '';
+  return [
+    `Other work on the machine (not the bench's processes, Redis or its database's ` +
+      `backends) used ${mean.toFixed(2)} cores on average over ${others.length} measurements, ` +
+      `${max.toFixed(2)} at most${verdict}. Per-step CPU is in the run's output and in latest.json.`,
+  ];
+}
+
+function standingNotes(): string[] {
+  return [
+    'Capacity and latency measure the accept path: no worker (service or floor) runs meanwhile.',
+    `Service: tsup bundles under node, LOG_LEVEL=info to a file, DATABASE_POOL_SIZE=${POOL_SIZE}, ` +
+      `WORKER_CONCURRENCY=${WORKER_CONCURRENCY}, load shedding and per-key rate limit on (limit raised).`,
+    'Floor: one pg INSERT + one BullMQ add per request, key checked in a Map; floor worker: one ' +
+      'transaction per job (INSERT article, UPDATE log row), concurrency 32, same pool size.',
+    `Load: autocannon in the runner process, ${plan.connections} connections, pipelining 1, ` +
+      `fixed rate from ${GROUPS} staggered instances; all processes, PostgreSQL and Redis share the cores.`,
+  ];
+}
+
+function commitOf(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT });
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'packages'], {
+      cwd: REPO_ROOT,
+    });
+    return `${head.toString().trim()}${dirty.length > 0 ? ' + uncommitted changes' : ''}`;
+  } catch {
+    return 'unknown commit';
+  }
+}
+
+function profilesSince(): string[] {
+  try {
+    return readdirSync(PROFILE_DIR)
+      .map((name) => join(PROFILE_DIR, name))
+      .filter((path) => statSync(path).mtimeMs >= startedAt.getTime());
+  } catch {
+    return [];
+  }
+}
+
+const figures: Figures = {};
+let notes: string[] = [];
+let failure: string | undefined;
+let env: BenchEnvironment | undefined;
+log(`pnpm bench: phases ${[...options.phases].join(', ')}${options.quick ? ' (quick)' : ''}`);
+try {
+  env = await setUpEnvironment(options, cleanup, log);
+  await runPhases(env, figures);
+  // The profile is written when the process exits on its own, after SIGTERM.
+  if (options.cpuProfile) await env.api.proc.stop(60_000);
+} catch (error) {
+  failure = (error as Error).message;
+  // Once aborting, what fails next (processes stopped under a phase) is its consequence.
+  if (!aborting) log(`bench failed: ${failure}`);
+} finally {
+  notes = [...(env?.notes ?? []), ...otherWorkNote(env?.cpuHistory ?? []), ...standingNotes()];
+  await cleanup.runAll(log);
+}
+
+const rows = tableRows(figures);
+const wallSeconds = seconds();
+const { markdown, paths } = writeResults(
+  {
+    date: startedAt.toISOString(),
+    cores: availableParallelism(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown cpu',
+    loadAverageAtStart: loadAtStart,
+    commit: commitOf(),
+    wallSeconds,
+    argv: process.argv.slice(2),
+    ...(failure ? { failure } : {}),
+  },
+  figures,
+  rows,
+  notes,
+);
+console.log(`\n${rows.length > 0 ? markdownTable(rows) : '(no figures)'}\n`);
+for (const note of notes) console.log(`- ${note}`);
+log(`wrote ${paths.join(' and ')} (${markdown.length} bytes) in ${wallSeconds.toFixed(0)} s`);
+if (options.cpuProfile) {
+  const profiles = profilesSince();
+  log(
+    profiles.length > 0
+      ? `API CPU profile: ${profiles.join(', ')}`
+      : 'no API CPU profile was written',
+  );
+}
+if (failure) log(USAGE.split('\n')[0] ?? '');
+process.exit(failure ? 1 : 0);

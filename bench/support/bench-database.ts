@@ -1,0 +1,67 @@
+// The bench's own database on the machine's PostgreSQL: dropped and created afresh by
+// each run (a run killed with SIGKILL could not drop it), migrated with the project's
+// own `pnpm db:migrate`, and dropped at the end.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { FLOOR_TABLES_SQL } from '../floor/floor-schema.js';
+import { REPO_ROOT } from './paths.js';
+
+const run = promisify(execFile);
+
+export const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/ingest_bench';
+
+function maintenanceUrl(): { url: string; name: string } {
+  const url = new URL(BENCH_DATABASE_URL);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  return { url: url.toString(), name };
+}
+
+async function withMaintenance(sql: (name: string) => string): Promise<void> {
+  const { url, name } = maintenanceUrl();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql(pg.escapeIdentifier(name)));
+  } finally {
+    await client.end();
+  }
+}
+
+export const dropBenchDatabase = () =>
+  withMaintenance((name) => `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+
+/** A fresh, migrated bench database with the floor's tables, and a pool on it. */
+export async function createBenchDatabase(): Promise<pg.Pool> {
+  await dropBenchDatabase();
+  await run('pnpm', ['--silent', 'db:migrate'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: BENCH_DATABASE_URL },
+    timeout: 120_000,
+  });
+  const pool = new pg.Pool({ connectionString: BENCH_DATABASE_URL, max: 3 });
+  pool.on('error', () => {});
+  await pool.query(FLOOR_TABLES_SQL);
+  return pool;
+}
+
+/**
+ * Empties what the measured paths write, so that each step starts from the same table
+ * sizes. Accounts and API keys stay. Run only while no worker runs.
+ */
+export async function truncateEventTables(pool: pg.Pool): Promise<void> {
+  await pool.query(
+    `TRUNCATE webhook_logs, event_attempts, idempotency_keys, highlights, articles, categories,
+       floor_log, floor_article`,
+  );
+}
+
+/** The PostgreSQL server processes serving the bench database (the service's pools too). */
+export async function backendPids(pool: pg.Pool): Promise<number[]> {
+  const { rows } = await pool.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+  );
+  return rows.map((row) => row.pid);
+}

@@ -1,0 +1,73 @@
+// The stream of requests a load run sends: round robin over every key, each request a
+// fresh event. `creates` is article.create only; `mixed` is mostly creates with updates
+// and deletes of articles created earlier by the same account.
+import { articleCreate } from './article-payloads.js';
+
+export interface BenchKey {
+  key: string;
+  accountId: string;
+}
+
+export interface OutgoingRequest {
+  apiKey: string;
+  body: string;
+}
+
+export type EventMix = 'creates' | 'mixed';
+
+/**
+ * An update or delete only names a slug whose create was sent at least this many
+ * requests earlier: requests in flight together have no defined order (README, "Order"),
+ * and the bench wants events that succeed, not ARTICLE_NOT_FOUND.
+ */
+const MATURITY = 2_000;
+
+export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMix) {
+  if (keys.length === 0) throw new Error('no API keys');
+  let n = 0;
+  const created: Array<{ slug: string; keyIndex: number }> = [];
+  const deleted = new Set<string>();
+  const counts = { create: 0, update: 0, delete: 0 };
+
+  const earlierSlug = () => {
+    const mature = created.length - MATURITY;
+    for (let tries = 0; mature > 0 && tries < 8; tries += 1) {
+      const pick = created[Math.floor(Math.random() * mature)];
+      if (pick !== undefined && !deleted.has(pick.slug)) return pick;
+    }
+    return undefined;
+  };
+
+  const next = (): OutgoingRequest => {
+    n += 1;
+    const keyIndex = n % keys.length;
+    const roll = mix === 'mixed' ? n % 20 : 0;
+    // 3 in 20 are updates, 1 in 20 deletes, once enough articles exist.
+    const target = roll >= 16 ? earlierSlug() : undefined;
+    if (target !== undefined && roll <= 18) {
+      counts.update += 1;
+      return send(target.keyIndex, {
+        event: 'article.update',
+        data: { slug: target.slug, title: `Updated headline ${n}`, category: 'Updated' },
+      });
+    }
+    if (target !== undefined) {
+      counts.delete += 1;
+      deleted.add(target.slug);
+      return send(target.keyIndex, { event: 'article.delete', data: { slug: target.slug } });
+    }
+    counts.create += 1;
+    const data = articleCreate(runTag, n);
+    created.push({ slug: data.slug, keyIndex });
+    return send(keyIndex, { event: 'article.create', data });
+  };
+
+  const send = (keyIndex: number, event: unknown): OutgoingRequest => ({
+    apiKey: keys[keyIndex % keys.length]?.key ?? '',
+    body: JSON.stringify(event),
+  });
+
+  return { next, counts };
+}
+
+export type EventStream = ReturnType<typeof createEventStream>;

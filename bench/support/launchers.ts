@@ -1,0 +1,117 @@
+// How each measured process is started: the service's API and workers as production
+// runs them (the tsup bundles under node, LOG_LEVEL=info), and the floor's two
+// processes from their TypeScript sources through tsx's loader.
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { freePort } from '../../test/support/free-port.js';
+import type { BenchKey } from './event-mix.js';
+import { BENCH_DIR } from './paths.js';
+import { waitUntilReady, type BenchProcess, type ProcessGroup } from './processes.js';
+
+export const PROFILE_DIR = join(BENCH_DIR, 'results/profiles');
+/** The service's own defaults (README, "Configuration"), stated so the report can say them. */
+export const POOL_SIZE = 10;
+export const WORKER_CONCURRENCY = 16;
+export const FLOOR_WORKER_CONCURRENCY = 32;
+export const SERVICE_REDIS_PREFIX = 'bench-svc';
+
+export interface Stores {
+  databaseUrl: string;
+  redisUrl: string;
+}
+
+const sharedEnv = (stores: Stores) => ({
+  NODE_ENV: 'production',
+  DATABASE_URL: stores.databaseUrl,
+  DATABASE_POOL_SIZE: String(POOL_SIZE),
+  REDIS_URL: stores.redisUrl,
+  REDIS_KEY_PREFIX: SERVICE_REDIS_PREFIX,
+  LOG_LEVEL: 'info',
+});
+
+let started = 0;
+const nextName = (base: string) => `${base}-${(started += 1)}`;
+
+export interface RunningHttp {
+  proc: BenchProcess;
+  baseUrl: string;
+}
+
+async function startHttp(
+  group: ProcessGroup,
+  base: string,
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+): Promise<RunningHttp> {
+  const proc = group.start(nextName(base), args, env);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntilReady(proc, `${baseUrl}/health/ready`);
+  return { proc, baseUrl };
+}
+
+export async function startApi(group: ProcessGroup, stores: Stores, cpuProfile: boolean) {
+  const port = await freePort();
+  const profile = cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  return startHttp(
+    group,
+    'api',
+    ['--enable-source-maps', ...profile, 'apps/api/dist/server.js'],
+    {
+      ...sharedEnv(stores),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      JWT_SECRET: randomBytes(48).toString('base64'),
+      API_KEY_QUOTA: '50',
+      RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '1000',
+      // Kept on (it is part of every request's cost) but out of reach of the bench's rates.
+      RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: '100000000',
+    },
+    port,
+  );
+}
+
+export async function startServiceWorker(group: ProcessGroup, stores: Stores) {
+  const port = await freePort();
+  return startHttp(
+    group,
+    'worker',
+    ['--enable-source-maps', 'apps/worker/dist/main.js'],
+    {
+      ...sharedEnv(stores),
+      WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+      WORKER_HTTP_PORT: String(port),
+    },
+    port,
+  );
+}
+
+const floorEnv = (stores: Stores, port: number) => ({
+  DATABASE_URL: stores.databaseUrl,
+  DATABASE_POOL_SIZE: String(POOL_SIZE),
+  REDIS_URL: stores.redisUrl,
+  PORT: String(port),
+});
+
+export async function startFloorServer(group: ProcessGroup, stores: Stores, keys: BenchKey[]) {
+  const port = await freePort();
+  const keysJson = JSON.stringify(Object.fromEntries(keys.map((k) => [k.key, k.accountId])));
+  return startHttp(
+    group,
+    'floor-server',
+    ['--import', 'tsx', 'bench/floor/server.ts'],
+    { ...floorEnv(stores, port), FLOOR_KEYS: keysJson },
+    port,
+  );
+}
+
+export async function startFloorWorker(group: ProcessGroup, stores: Stores) {
+  const port = await freePort();
+  return startHttp(
+    group,
+    'floor-worker',
+    ['--import', 'tsx', 'bench/floor/worker.ts'],
+    { ...floorEnv(stores, port), WORKER_CONCURRENCY: String(FLOOR_WORKER_CONCURRENCY) },
+    port,
+  );
+}

@@ -1,0 +1,44 @@
+// What the bench reads back from the database: how many events are finished, and how
+// long they took from being recorded to being applied.
+import type pg from 'pg';
+
+export type Side = 'service' | 'floor';
+
+export async function finishedCount(db: pg.Pool, side: Side): Promise<number> {
+  const sql =
+    side === 'service'
+      ? `SELECT count(*)::int AS n FROM webhook_logs WHERE status IN ('succeeded', 'failed')`
+      : `SELECT count(*)::int AS n FROM floor_log WHERE status = 'succeeded'`;
+  const { rows } = await db.query<{ n: number }>(sql);
+  return rows[0]?.n ?? 0;
+}
+
+export async function failedCount(db: pg.Pool): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_logs WHERE status = 'failed'`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export interface LagPercentiles {
+  events: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * Time from the row's `received_at` (stamped in the transaction that records the event,
+ * just before the 202) to its `finished_at` (stamped in the transaction that applies it).
+ */
+export async function lagPercentiles(db: pg.Pool, side: Side): Promise<LagPercentiles> {
+  const table = side === 'service' ? 'webhook_logs' : 'floor_log';
+  const { rows } = await db.query<{ events: number; p50: number | null; p99: number | null }>(
+    `SELECT count(*)::int AS events,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY lag) AS p50,
+       percentile_cont(0.99) WITHIN GROUP (ORDER BY lag) AS p99
+     FROM (SELECT extract(epoch FROM finished_at - received_at) * 1000 AS lag
+           FROM ${table} WHERE status = 'succeeded') AS lags`,
+  );
+  const row = rows[0];
+  return { events: row?.events ?? 0, p50Ms: row?.p50 ?? Number.NaN, p99Ms: row?.p99 ?? Number.NaN };
+}
