@@ -29,6 +29,8 @@ export interface BenchPlan {
   lagRate: number;
   lagSeconds: number;
   soakSeconds: number;
+  /** Load before the soak's first sample, so that it starts from a steady state. */
+  soakWarmupSeconds: number;
   /** The watchdog stops the run, cleaning up, after this long. */
   watchdogSeconds: number;
 }
@@ -49,6 +51,7 @@ const DEFAULT_PLAN: BenchPlan = {
   lagRate: 100,
   lagSeconds: 15,
   soakSeconds: 45,
+  soakWarmupSeconds: 3,
   watchdogSeconds: 540,
 };
 
@@ -95,7 +98,10 @@ export function parseOptions(argv: string[]): BenchOptions {
   const plan = { ...DEFAULT_PLAN, ...(quick ? QUICK_PLAN : {}) };
   if (soak) {
     plan.soakSeconds = 300;
-    plan.watchdogSeconds += 300;
+    // Past JOB_KEEP_COMPLETED_SECONDS (60 s by default), after which Redis drops finished
+    // jobs as fast as new ones finish: memory from there on is the steady state.
+    plan.soakWarmupSeconds = 75;
+    plan.watchdogSeconds += 400;
   }
   return { phases, soak, quick, cpuProfile, fallbackRate, plan };
 }

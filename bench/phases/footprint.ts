@@ -34,7 +34,7 @@ export async function measureFootprint(
   env: BenchEnvironment,
   rate: number,
 ): Promise<FootprintResult> {
-  const { soakSeconds, warmupSeconds, connections } = env.options.plan;
+  const { soakSeconds, soakWarmupSeconds, connections } = env.options.plan;
   env.log(`footprint: ${rate}/s article.create for ${soakSeconds} s with one worker running`);
   await env.reset();
   const worker = await startServiceWorker(env.processes, env.stores);
@@ -46,7 +46,7 @@ export async function measureFootprint(
       redisUsedBytes: await env.redis.usedMemoryBytes(),
     });
     const warm = createEventStream(env.keys, env.tag('soak-warm'), 'creates');
-    await runFixedRate(url, warm, rate, warmupSeconds, connections);
+    await runFixedRate(url, warm, rate, soakWarmupSeconds, connections);
     const start = await sample();
     const stream = createEventStream(env.keys, env.tag('soak'), 'creates');
     const meter = await env.cpuMeter([
@@ -63,7 +63,7 @@ export async function measureFootprint(
     env.notes.push(
       `Redis used_memory grew ${(perThousand / 1024).toFixed(0)} KiB per 1,000 events during the ` +
         'soak: jobs not yet applied wait there, and finished ones are kept ' +
-        '(JOB_KEEP_COMPLETED_SECONDS, 1 hour, up to 100,000 jobs).',
+        '(JOB_KEEP_COMPLETED_SECONDS, 60 s by default, up to 100,000 jobs).',
     );
     return { rate, soakSeconds, start, end, load };
   } finally {

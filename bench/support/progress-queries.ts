@@ -30,14 +30,16 @@ export interface LagPercentiles {
  * Time from the row's `received_at` (stamped in the transaction that records the event,
  * just before the 202) to its `finished_at` (stamped in the transaction that applies it).
  */
-export async function lagPercentiles(db: pg.Pool, side: Side): Promise<LagPercentiles> {
+/** Lag of the events received from `from` on (the run's warm-up is left out). */
+export async function lagPercentiles(db: pg.Pool, side: Side, from: Date): Promise<LagPercentiles> {
   const table = side === 'service' ? 'webhook_logs' : 'floor_log';
   const { rows } = await db.query<{ events: number; p50: number | null; p99: number | null }>(
     `SELECT count(*)::int AS events,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY lag) AS p50,
        percentile_cont(0.99) WITHIN GROUP (ORDER BY lag) AS p99
      FROM (SELECT extract(epoch FROM finished_at - received_at) * 1000 AS lag
-           FROM ${table} WHERE status = 'succeeded') AS lags`,
+           FROM ${table} WHERE status = 'succeeded' AND received_at >= $1) AS lags`,
+    [from],
   );
   const row = rows[0];
   return { events: row?.events ?? 0, p50Ms: row?.p50 ?? Number.NaN, p99Ms: row?.p99 ?? Number.NaN };

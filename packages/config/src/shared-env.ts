@@ -22,7 +22,7 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   LOG_LEVEL: envLogLevel,
   JOB_ATTEMPTS: envInteger(8, { min: 1, max: 100 }),
   JOB_BACKOFF_MS: envInteger(1_000, { min: 10 }),
-  JOB_KEEP_COMPLETED_SECONDS: envInteger(3_600, { min: 0 }),
+  JOB_KEEP_COMPLETED_SECONDS: envInteger(60, { min: 0 }),
   JOB_KEEP_FAILED_SECONDS: envInteger(7 * 24 * 3_600, { min: 0 }),
   IDEMPOTENCY_KEY_TTL_HOURS: envInteger(24, { min: 1, max: 24 * 365 }),
 });
