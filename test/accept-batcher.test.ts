@@ -49,7 +49,7 @@ describe('grouped writes of accepted events', () => {
     // order: concurrent requests have no order between them. Within one statement the
     // sequence follows the order the requests were handed in.
     const inOrder = (batch: typeof records) => {
-      const ids = new Set(batch.map((record) => record.id));
+      const ids = new Set<string>(batch.map((record) => record.id));
       expect(bySequence.filter((id) => ids.has(id))).toEqual(batch.map((record) => record.id));
     };
     inOrder(records.slice(0, 256));
