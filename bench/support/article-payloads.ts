@@ -2,6 +2,8 @@
 // an excerpt, a category and a slug unique to the run. Paragraphs come from a pool made
 // once at start-up, so the load generator spends its time sending, not composing.
 
+import { seededRandom } from '../../test/support/seeded-random.js';
+
 const WORDS = (
   'the a of and to in for on with as by at from about after before under over between ' +
   'city council budget school river bridge market station harbour museum library garden ' +
@@ -22,18 +24,6 @@ const CATEGORIES = [
   'Opinion',
   'Travel',
 ];
-
-/** A small deterministic generator (mulberry32): the same run makes the same bodies. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sentence(random: () => number, words: number): string {
   const picked = Array.from({ length: words }, () => WORDS[Math.floor(random() * WORDS.length)]);

@@ -3,6 +3,8 @@
 // The plan does not predict outcomes (the replay model does); it only biases choices so
 // that every path (success, SLUG_TAKEN, ARTICLE_NOT_FOUND, re-create after delete) occurs.
 
+import { seededRandom } from '../support/seeded-random.js';
+
 export type ContentEvent =
   'article.create' | 'article.update' | 'article.delete' | 'highlight.create';
 export type Duplicate = 'none' | 'after' | 'concurrent';
@@ -37,18 +39,6 @@ export interface WorkloadOptions {
   invalidRate: number;
   apiKeys: number;
   seed: number;
-}
-
-/** mulberry32: small, fast and good enough to pick test data reproducibly. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const CATEGORIES = ['News', 'Sport', 'Tech', 'Culture'];

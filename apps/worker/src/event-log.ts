@@ -7,7 +7,8 @@ import type { Tx } from './processors/processor.js';
 /** The channel the API listens on for events whose caller waits (`Prefer: wait`). */
 export const EVENT_FINISHED_CHANNEL = 'webhook_log_finished';
 
-export interface LoadedEvent {
+export interface ClaimedEvent {
+  /** The status it had when read (before this claim). */
   status: string;
   event: string | null;
   accountId: string;
@@ -16,9 +17,6 @@ export interface LoadedEvent {
   receivedAt: Date;
   /** An earlier event about one of the same slugs is not finished yet. */
   blocked: boolean;
-}
-
-export interface ClaimedEvent extends LoadedEvent {
   /** The attempt opened for this run; null when none was (blocked, or already finished). */
   attempt: number | null;
 }
