@@ -71,7 +71,7 @@ export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join
   --quick       shorter steps and fewer events, for iterating on the bench
   --only=...    run only these phases (figures of the others are left out)
   --rate=N      rate for latency and footprint when capacity is not measured (default 1000)
-  --cpu-prof    run the API under --cpu-prof; its profile goes to bench/results/profiles`;
+  --cpu-prof    run the API and service workers under --cpu-prof; profiles go to bench/results/profiles`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   let phases = new Set<Phase>(PHASES);

@@ -13,6 +13,7 @@ import { measureFootprint } from './phases/footprint.js';
 import { measureLag } from './phases/lag.js';
 import { measureLatency } from './phases/latency.js';
 import { markdownTable, tableRows, writeResults, type Figures } from './report.js';
+import { holdBenchLock } from './support/bench-database.js';
 import { Cleanup } from './support/cleanup.js';
 import type { CpuUse } from './support/cpu-meter.js';
 import { GROUPS } from './support/fixed-rate-load.js';
@@ -138,6 +139,13 @@ let failure: string | undefined;
 let env: BenchEnvironment | undefined;
 log(`pnpm bench: phases ${[...options.phases].join(', ')}${options.quick ? ' (quick)' : ''}`);
 try {
+  cleanup.add('bench lock', await holdBenchLock());
+} catch (error) {
+  // Before anything is set up or written: the other run's results stay as they are.
+  log((error as Error).message);
+  process.exit(1);
+}
+try {
   env = await setUpEnvironment(options, cleanup, log);
   await runPhases(env, figures);
   // The profile is written when the process exits on its own, after SIGTERM.
@@ -174,11 +182,7 @@ for (const note of notes) console.log(`- ${note}`);
 log(`wrote ${paths.join(' and ')} (${markdown.length} bytes) in ${wallSeconds.toFixed(0)} s`);
 if (options.cpuProfile) {
   const profiles = profilesSince();
-  log(
-    profiles.length > 0
-      ? `API CPU profile: ${profiles.join(', ')}`
-      : 'no API CPU profile was written',
-  );
+  log(profiles.length > 0 ? `CPU profiles: ${profiles.join(', ')}` : 'no CPU profile was written');
 }
 if (failure) log(USAGE.split('\n')[0] ?? '');
 process.exit(failure ? 1 : 0);

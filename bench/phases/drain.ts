@@ -54,7 +54,7 @@ async function drain(env: BenchEnvironment, side: Side, workers: number): Promis
   const { accepted, mix } = await fillQueue(env, side, side === 'service' ? env.api : env.floor);
   const start = side === 'service' ? startServiceWorker : startFloorWorker;
   const running = await Promise.all(
-    Array.from({ length: workers }, () => start(env.processes, env.stores)),
+    Array.from({ length: workers }, () => start(env.processes, env.stores, env.options.cpuProfile)),
   );
   const meter = await env.cpuMeter(
     running.map((worker, i) => ({ name: `worker ${i + 1}`, pid: worker.proc.pid })),

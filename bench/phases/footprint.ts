@@ -37,7 +37,7 @@ export async function measureFootprint(
   const { soakSeconds, soakWarmupSeconds, connections } = env.options.plan;
   env.log(`footprint: ${rate}/s article.create for ${soakSeconds} s with one worker running`);
   await env.reset();
-  const worker = await startServiceWorker(env.processes, env.stores);
+  const worker = await startServiceWorker(env.processes, env.stores, env.options.cpuProfile);
   try {
     const url = `${env.api.baseUrl}/api/webhooks/content`;
     const sample = async (): Promise<MemorySample> => ({

@@ -42,6 +42,7 @@ async function lagOf(env: BenchEnvironment, side: Side): Promise<LagPercentiles>
   const worker = await (side === 'service' ? startServiceWorker : startFloorWorker)(
     env.processes,
     env.stores,
+    env.options.cpuProfile,
   );
   try {
     const target = side === 'service' ? env.api : env.floor;

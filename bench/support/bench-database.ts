@@ -30,6 +30,30 @@ async function withMaintenance(sql: (name: string) => string): Promise<void> {
   }
 }
 
+/**
+ * Refuses a second run while one is under way on the same PostgreSQL: both would use, drop
+ * and recreate the same database under each other, and both sets of figures would be
+ * wrong. The lock is a session advisory lock, so a run that dies, however it dies,
+ * releases it. Resolves with the release.
+ */
+export async function holdBenchLock(): Promise<() => Promise<void>> {
+  const { url, name } = maintenanceUrl();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  client.on('error', () => {});
+  const { rows } = await client.query<{ locked: boolean }>(
+    `SELECT pg_try_advisory_lock(hashtext('pnpm bench ' || $1)) AS locked`,
+    [name],
+  );
+  if (rows[0]?.locked !== true) {
+    await client.end();
+    throw new Error(
+      `another pnpm bench is running against database ${name}; wait for it to finish`,
+    );
+  }
+  return () => client.end();
+}
+
 export const dropBenchDatabase = () =>
   withMaintenance((name) => `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 

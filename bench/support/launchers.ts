@@ -50,13 +50,15 @@ async function startHttp(
   return { proc, baseUrl };
 }
 
+const profileFlags = (cpuProfile: boolean) =>
+  cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+
 export async function startApi(group: ProcessGroup, stores: Stores, cpuProfile: boolean) {
   const port = await freePort();
-  const profile = cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   return startHttp(
     group,
     'api',
-    ['--enable-source-maps', ...profile, 'apps/api/dist/server.js'],
+    ['--enable-source-maps', ...profileFlags(cpuProfile), 'apps/api/dist/server.js'],
     {
       ...sharedEnv(stores),
       HOST: '127.0.0.1',
@@ -71,12 +73,12 @@ export async function startApi(group: ProcessGroup, stores: Stores, cpuProfile: 
   );
 }
 
-export async function startServiceWorker(group: ProcessGroup, stores: Stores) {
+export async function startServiceWorker(group: ProcessGroup, stores: Stores, cpuProfile: boolean) {
   const port = await freePort();
   return startHttp(
     group,
     'worker',
-    ['--enable-source-maps', 'apps/worker/dist/main.js'],
+    ['--enable-source-maps', ...profileFlags(cpuProfile), 'apps/worker/dist/main.js'],
     {
       ...sharedEnv(stores),
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
@@ -105,12 +107,12 @@ export async function startFloorServer(group: ProcessGroup, stores: Stores, keys
   );
 }
 
-export async function startFloorWorker(group: ProcessGroup, stores: Stores) {
+export async function startFloorWorker(group: ProcessGroup, stores: Stores, cpuProfile: boolean) {
   const port = await freePort();
   return startHttp(
     group,
     'floor-worker',
-    ['--import', 'tsx', 'bench/floor/worker.ts'],
+    [...profileFlags(cpuProfile), '--import', 'tsx', 'bench/floor/worker.ts'],
     { ...floorEnv(stores, port), WORKER_CONCURRENCY: String(FLOOR_WORKER_CONCURRENCY) },
     port,
   );
