@@ -3,13 +3,8 @@ import { databaseFailureOf } from '@ingest/db';
 import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
-import {
-  claimEvent,
-  lockIfStillProcessing,
-  recordDuplicate,
-  recordFailure,
-  recordSuccess,
-} from './event-log.js';
+import { createApplyBatcher, type ApplyBatcher } from './apply-batcher.js';
+import { claimEvent, recordDuplicate, recordFailure } from './event-log.js';
 import { eventErrorOf } from './failures.js';
 import type { JobOutcome } from './metrics.js';
 import { PROCESSORS } from './processors/index.js';
@@ -31,7 +26,8 @@ export function orderingDelayMs(timesWaited: number): number {
  *    dying mid-change still leaves it on the receipt.
  * 2. In one transaction: lock the event row, check it is still ours, apply the change,
  *    record success. A second run of the same job finds the event finished and changes
- *    nothing, so BullMQ's at-least-once delivery applies each event once.
+ *    nothing, so BullMQ's at-least-once delivery applies each event once. Events ready
+ *    at the same moment share that transaction (apply-batcher.ts).
  * 3. A failure the event causes (AppError) fails it at once; any other failure is
  *    retried with back-off until the attempts run out.
  * 4. While the database is unreachable, the job is handed back (not an attempt) and the
@@ -42,6 +38,7 @@ export function createEventJobProcessor(
   deps: WorkerDeps,
   pauseForDatabaseOutage: () => Promise<void>,
 ) {
+  const batcher = createApplyBatcher(deps);
   return async function processEventJob(job: Job<ContentJobData>, token?: string): Promise<void> {
     const started = performance.now();
     const record = (outcome: JobOutcome) => {
@@ -52,7 +49,7 @@ export function createEventJobProcessor(
       );
     };
     try {
-      record(await applyEventJob(deps, job, token));
+      record(await applyEventJob(deps, batcher, job, token));
     } catch (error) {
       if (databaseFailureOf(error) !== 'unreachable') {
         record(outcomeOfFailure(error, job));
@@ -77,6 +74,7 @@ function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
 
 async function applyEventJob(
   deps: WorkerDeps,
+  batcher: ApplyBatcher,
   job: Job<ContentJobData>,
   token: string | undefined,
 ): Promise<JobOutcome> {
@@ -119,18 +117,19 @@ async function applyEventJob(
       );
     }
     const processor = PROCESSORS[event] as Processor<typeof event>;
-    const applied = await deps.db.prisma.$transaction(async (tx) => {
-      if (!(await lockIfStillProcessing(tx, eventId))) return undefined;
-      const result = await processor({
-        tx,
-        accountId: loaded.accountId,
-        eventId,
-        data: data.data,
-        limits: deps.config.content,
-        log,
-      });
-      await recordSuccess(tx, eventId, attempt, result, loaded.notifyOnFinish);
-      return result;
+    const applied = await batcher.apply({
+      eventId,
+      attempt,
+      notifyOnFinish: loaded.notifyOnFinish,
+      change: (tx) =>
+        processor({
+          tx,
+          accountId: loaded.accountId,
+          eventId,
+          data: data.data,
+          limits: deps.config.content,
+          log,
+        }),
     });
     if (applied === undefined) {
       await recordDuplicate(deps.db, eventId, attempt);

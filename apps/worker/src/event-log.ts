@@ -90,11 +90,17 @@ async function closeOpenAttempts(
     WHERE event_id = ${eventId}::uuid AND finished_at IS NULL AND number <> ${except ?? -1}`;
 }
 
-/** Locks the event row for the transaction and says whether this attempt may still apply it. */
-export async function lockIfStillProcessing(tx: Tx, eventId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<Array<{ status: string }>>`
-    SELECT status FROM webhook_logs WHERE id = ${eventId}::uuid FOR UPDATE`;
-  return rows[0]?.status === 'processing';
+/**
+ * Locks the events' rows for the transaction and says which this worker may still apply
+ * (still `processing`; another run may have finished one meanwhile). Locked in id order,
+ * so two transactions locking overlapping sets cannot deadlock each other.
+ */
+export async function lockStillProcessing(tx: Tx, eventIds: string[]): Promise<Set<string>> {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM webhook_logs
+    WHERE id = ANY(${eventIds}::uuid[]) AND status = 'processing'
+    ORDER BY id FOR UPDATE`;
+  return new Set(rows.map((row) => row.id));
 }
 
 async function notifyIf(tx: Tx, notify: boolean, eventId: string): Promise<void> {
@@ -102,33 +108,43 @@ async function notifyIf(tx: Tx, notify: boolean, eventId: string): Promise<void>
   if (notify) await tx.$executeRaw`SELECT pg_notify(${EVENT_FINISHED_CHANNEL}, ${eventId})`;
 }
 
+export interface AppliedEvent {
+  eventId: string;
+  attempt: number;
+  result: EventResult;
+  notifyOnFinish: boolean;
+}
+
 /**
- * Inside the transaction that applied the change: the event succeeded, this attempt
- * with it, and attempts still open are closed as interrupted. One statement, so the
- * transaction holds its locks for one round trip fewer than three would.
+ * Inside the transaction that applied the changes: each event succeeded, its attempt with
+ * it, and attempts still open are closed as interrupted. One statement for all of them,
+ * so the transaction holds its locks for one round trip, however many events it carries.
  */
-export async function recordSuccess(
-  tx: Tx,
-  eventId: string,
-  attempt: number,
-  result: EventResult,
-  notify: boolean,
-): Promise<void> {
+export async function recordSuccesses(tx: Tx, applied: AppliedEvent[]): Promise<void> {
+  if (applied.length === 0) return;
+  const ids = applied.map((event) => event.eventId);
+  const attempts = applied.map((event) => event.attempt);
+  const results = applied.map((event) => JSON.stringify(event.result));
+  const notify = applied.map((event) => event.notifyOnFinish);
   await tx.$executeRaw`
-    WITH finished AS (
-      UPDATE webhook_logs
-      SET status = 'succeeded', result = ${JSON.stringify(result)}::jsonb, error = NULL,
-          finished_at = now()
-      WHERE id = ${eventId}::uuid
+    WITH done AS (
+      SELECT * FROM unnest(${ids}::uuid[], ${attempts}::int[], ${results}::text[]::jsonb[],
+                           ${notify}::boolean[]) AS d(event_id, attempt, result, notify)
+    ),
+    finished AS (
+      UPDATE webhook_logs w
+      SET status = 'succeeded', result = d.result, error = NULL, finished_at = now()
+      FROM done d WHERE w.id = d.event_id
     ),
     attempts_closed AS (
-      UPDATE event_attempts
-      SET outcome = CASE WHEN number = ${attempt} THEN 'succeeded' ELSE 'interrupted' END,
+      UPDATE event_attempts a
+      SET outcome = CASE WHEN a.number = d.attempt THEN 'succeeded' ELSE 'interrupted' END,
           finished_at = now()
-      WHERE event_id = ${eventId}::uuid AND (number = ${attempt} OR finished_at IS NULL)
+      FROM done d
+      WHERE a.event_id = d.event_id AND (a.number = d.attempt OR a.finished_at IS NULL)
     )
     -- Delivered on commit, so the waiting API reads the final receipt.
-    SELECT pg_notify(${EVENT_FINISHED_CHANNEL}, ${eventId}) WHERE ${notify}`;
+    SELECT pg_notify(${EVENT_FINISHED_CHANNEL}, d.event_id::text) FROM done d WHERE d.notify`;
 }
 
 /** This attempt found the event already finished by another (a duplicate run). */

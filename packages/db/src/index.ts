@@ -4,3 +4,9 @@ export { uniqueViolationOf, violatesUniqueColumn, type UniqueViolation } from '.
 export { Prisma, PrismaClient } from './generated/prisma/client.js';
 export type { AccountModel as Account, ApiKeyModel as ApiKey } from './generated/prisma/models.js';
 export { databaseFailureOf, postgresCodeOf, type DatabaseFailure } from './failures.js';
+export {
+  createGroupCommit,
+  type GroupCommit,
+  type GroupCommitOptions,
+  type Submitted,
+} from './group-commit.js';

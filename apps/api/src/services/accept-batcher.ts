@@ -1,4 +1,4 @@
-import { databaseFailureOf } from '@ingest/db';
+import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
 import type { ApiDeps } from '../deps.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 import { insertAcceptedEvents, type AcceptedRecord } from './event-record.js';
@@ -19,74 +19,29 @@ export interface AcceptBatcher {
   drain(): Promise<void>;
 }
 
-interface Waiting {
-  record: AcceptedRecord;
-  resolve(receivedAt: Date): void;
-  reject(error: unknown): void;
-}
+type Waiting = Submitted<AcceptedRecord, Date>;
 
 /**
  * Group commit for the ingest path. Each request's row used to be its own INSERT and
  * commit; under load the commits (a WAL flush each) and the per-statement round trips
  * were the API's ceiling. Here requests arriving together share one multi-row INSERT and
  * one BullMQ `addBulk`, and each still answers only after its own row is committed.
- *
- * Batches form by themselves: a flush starts on the next turn of the event loop, and at
- * most `maxFlushes` run at once, so while they are busy the next requests gather into
- * the next batch. Hand-written rather than DataLoader because that limit on flushes in
- * flight is what makes batches grow with load, and DataLoader dispatches every tick.
  */
 export function createAcceptBatcher(deps: Deps): AcceptBatcher {
-  // Leave half the pool to key lookups, idempotent and rejected events, and reads.
-  const maxFlushes = Math.max(1, Math.floor(deps.config.database.poolSize / 2));
-  let pending: Waiting[] = [];
-  let flushing = 0;
-  let scheduled = false;
-  const idle: Array<() => void> = [];
-
-  function schedule() {
-    if (scheduled || pending.length === 0 || flushing >= maxFlushes) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      while (pending.length > 0 && flushing < maxFlushes) void flush(takeBatch());
-    });
-  }
-
-  function takeBatch(): Waiting[] {
-    const batch = pending.slice(0, MAX_BATCH_ROWS);
-    pending = pending.slice(batch.length);
-    return batch;
-  }
-
-  async function flush(batch: Waiting[]): Promise<void> {
-    flushing += 1;
-    try {
+  const group = createGroupCommit<AcceptedRecord, Date>({
+    // Leave half the pool to key lookups, idempotent and rejected events, and reads.
+    maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
+    maxBatch: MAX_BATCH_ROWS,
+    async write(batch) {
       const received = await writeBatch(deps, batch);
       await enqueueOrLeaveToReconciler(
         deps,
-        received.map(([waiting]) => waiting.record),
+        received.map(([waiting]) => waiting.item),
       );
       for (const [waiting, receivedAt] of received) waiting.resolve(receivedAt);
-    } finally {
-      flushing -= 1;
-      schedule();
-      if (flushing === 0 && pending.length === 0) idle.splice(0).forEach((wake) => wake());
-    }
-  }
-
-  return {
-    accept(record) {
-      return new Promise<Date>((resolve, reject) => {
-        pending.push({ record, resolve, reject });
-        schedule();
-      });
     },
-    drain() {
-      if (flushing === 0 && pending.length === 0) return Promise.resolve();
-      return new Promise((resolve) => idle.push(resolve));
-    },
-  };
+  });
+  return { accept: (record) => group.submit(record), drain: () => group.drain() };
 }
 
 /**
@@ -98,7 +53,7 @@ async function writeBatch(deps: Deps, batch: Waiting[]): Promise<Array<[Waiting,
   try {
     const receivedAt = await insertAcceptedEvents(
       deps.db.pool,
-      batch.map((w) => w.record),
+      batch.map((w) => w.item),
     );
     return batch.map((waiting) => [waiting, receivedAt]);
   } catch (error) {
@@ -109,7 +64,7 @@ async function writeBatch(deps: Deps, batch: Waiting[]): Promise<Array<[Waiting,
     const written = await Promise.all(
       batch.map(async (waiting): Promise<[Waiting, Date] | undefined> => {
         try {
-          return [waiting, await insertAcceptedEvents(deps.db.pool, [waiting.record])];
+          return [waiting, await insertAcceptedEvents(deps.db.pool, [waiting.item])];
         } catch (rowError) {
           waiting.reject(rowError);
           return undefined;

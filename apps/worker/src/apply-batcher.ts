@@ -1,0 +1,120 @@
+import type { EventResult } from '@ingest/contracts';
+import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
+import type { WorkerDeps } from './deps.js';
+import { lockStillProcessing, recordSuccesses } from './event-log.js';
+import type { Tx } from './processors/processor.js';
+
+/** An event claimed by this run (its attempt open), validated and routed: ready to apply. */
+export interface ReadyEvent {
+  eventId: string;
+  attempt: number;
+  notifyOnFinish: boolean;
+  /** Makes the change inside the given transaction and says what changed. */
+  change(tx: Tx): Promise<EventResult>;
+}
+
+export interface ApplyBatcher {
+  /**
+   * Applies the change and records the event's success in one commit. Resolves with what
+   * changed, or undefined when another run had finished the event already (nothing was
+   * changed); rejects with the event's own error, or the database's.
+   */
+  apply(event: ReadyEvent): Promise<EventResult | undefined>;
+}
+
+/** Events in one transaction at most: enough to amortise it, few enough to hold locks briefly. */
+const MAX_EVENTS_PER_TRANSACTION = 32;
+
+type Waiting = Submitted<ReadyEvent, EventResult | undefined>;
+
+/**
+ * Group commit for the worker. An event applied alone costs an interactive transaction:
+ * BEGIN, lock, the change, the success record, COMMIT, five statements through Prisma,
+ * whose per-statement work was most of the worker's CPU (README, "Performance"). Events
+ * ready at the same moment share one transaction here: one lock statement, each change,
+ * one success statement, one commit.
+ *
+ * Sharing is safe because events claimed at the same time are about different slugs (a
+ * claim waits while an earlier event about any of its slugs is unfinished). When one
+ * event's change fails, the transaction is rolled back, that event is applied alone (so
+ * it fails, or is retried, exactly as it would have alone) and the others are applied
+ * together again.
+ */
+export function createApplyBatcher(deps: Pick<WorkerDeps, 'db' | 'config'>): ApplyBatcher {
+  const group = createGroupCommit<ReadyEvent, EventResult | undefined>({
+    // Leave the rest of the pool to claims and failure records.
+    maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
+    maxBatch: MAX_EVENTS_PER_TRANSACTION,
+    write: (batch) => applyBatch(deps.db, batch),
+  });
+  return { apply: (event) => group.submit(event) };
+}
+
+/** Thrown out of a shared transaction (rolling it back) to say whose change failed. */
+class ChangeFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly reason: unknown,
+  ) {
+    super('one change of a shared transaction failed');
+  }
+}
+
+async function applyBatch(db: WorkerDeps['db'], batch: Waiting[]): Promise<void> {
+  try {
+    const results = await applyTogether(
+      db,
+      batch.map((waiting) => waiting.item),
+    );
+    batch.forEach((waiting, index) => waiting.resolve(results[index]));
+  } catch (error) {
+    const reason = error instanceof ChangeFailed ? error.reason : error;
+    if (batch.length === 1 || databaseFailureOf(reason) === 'unreachable') {
+      for (const waiting of batch) waiting.reject(reason);
+      return;
+    }
+    if (error instanceof ChangeFailed) {
+      const failed = batch[error.index] as Waiting;
+      await applyBatch(db, [failed]);
+      await applyBatch(
+        db,
+        batch.filter((_, index) => index !== error.index),
+      );
+      return;
+    }
+    // The shared statements failed (a deadlock with another transaction, say): one by one.
+    for (const waiting of batch) await applyBatch(db, [waiting]);
+  }
+}
+
+async function applyTogether(
+  db: WorkerDeps['db'],
+  events: ReadyEvent[],
+): Promise<Array<EventResult | undefined>> {
+  return db.prisma.$transaction(async (tx) => {
+    const ours = await lockStillProcessing(
+      tx,
+      events.map((event) => event.eventId),
+    );
+    const results: Array<EventResult | undefined> = [];
+    for (const [index, event] of events.entries()) {
+      if (!ours.has(event.eventId)) {
+        results.push(undefined);
+        continue;
+      }
+      try {
+        results.push(await event.change(tx));
+      } catch (error) {
+        throw new ChangeFailed(index, error);
+      }
+    }
+    await recordSuccesses(
+      tx,
+      events.flatMap((event, index) => {
+        const result = results[index];
+        return result === undefined ? [] : [{ ...event, result }];
+      }),
+    );
+    return results;
+  });
+}

@@ -1,0 +1,86 @@
+/** One item handed to a group commit, with the settling of its caller's promise. */
+export interface Submitted<Item, Result> {
+  item: Item;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupCommitOptions<Item, Result> {
+  /** Batches written at once; while that many are, new items gather into the next one. */
+  maxInFlight: number;
+  /** Items in one batch at most. */
+  maxBatch: number;
+  /** Writes one batch and settles each of its items. */
+  write: (batch: Array<Submitted<Item, Result>>) => Promise<void>;
+}
+
+export interface GroupCommit<Item, Result> {
+  /** Resolves or rejects as `write` settles this item. */
+  submit(item: Item): Promise<Result>;
+  /** Resolves once every item submitted so far is settled (for shutdown). */
+  drain(): Promise<void>;
+}
+
+/**
+ * Group commit: callers that arrive together share one write (one transaction, one
+ * commit, one round trip per statement) and each is still answered only when its own
+ * item is settled.
+ *
+ * Batches form by themselves: a write starts on the next turn of the event loop, and at
+ * most `maxInFlight` run at once, so while they are busy the next items gather into the
+ * next batch. At low load every item goes alone, at once; under load batches grow. Hand-
+ * written rather than DataLoader because that limit on writes in flight is what makes
+ * batches grow with load, and DataLoader dispatches every tick.
+ */
+export function createGroupCommit<Item, Result>(
+  options: GroupCommitOptions<Item, Result>,
+): GroupCommit<Item, Result> {
+  const { maxInFlight, maxBatch, write } = options;
+  let pending: Array<Submitted<Item, Result>> = [];
+  let inFlight = 0;
+  let scheduled = false;
+  const idle: Array<() => void> = [];
+
+  function schedule() {
+    if (scheduled || pending.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      while (pending.length > 0 && inFlight < maxInFlight) void flush(takeBatch());
+    });
+  }
+
+  function takeBatch() {
+    const batch = pending.slice(0, maxBatch);
+    pending = pending.slice(batch.length);
+    return batch;
+  }
+
+  async function flush(batch: Array<Submitted<Item, Result>>): Promise<void> {
+    inFlight += 1;
+    try {
+      await write(batch);
+    } catch (error) {
+      // `write` settles its items; one it left unsettled by throwing gets that error
+      // (settling a promise twice changes nothing).
+      for (const submitted of batch) submitted.reject(error);
+    } finally {
+      inFlight -= 1;
+      schedule();
+      if (inFlight === 0 && pending.length === 0) idle.splice(0).forEach((wake) => wake());
+    }
+  }
+
+  return {
+    submit(item) {
+      return new Promise<Result>((resolve, reject) => {
+        pending.push({ item, resolve, reject });
+        schedule();
+      });
+    },
+    drain() {
+      if (inFlight === 0 && pending.length === 0) return Promise.resolve();
+      return new Promise((resolve) => idle.push(resolve));
+    },
+  };
+}
