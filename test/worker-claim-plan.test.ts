@@ -12,7 +12,7 @@ import type { Database } from '@ingest/db';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path: the worker exports no entry point for its internals.
-import { claimEvent } from '../apps/worker/src/event-log.js';
+import { claimEvents } from '../apps/worker/src/event-log.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
 
 const EVENTS = 20_000;
@@ -44,7 +44,7 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-/** The statement `claimEvent` sends for `eventId`, captured instead of run. */
+/** The statement `claimEvents` sends for `eventId`, captured instead of run. */
 async function claimStatement(eventId: string): Promise<{ text: string; values: unknown[] }> {
   const sent: Array<{ text: string; values: unknown[] }> = [];
   const pool = {
@@ -53,7 +53,7 @@ async function claimStatement(eventId: string): Promise<{ text: string; values: 
       return { rows: [] };
     },
   };
-  await claimEvent({ pool } as unknown as Database, eventId);
+  await claimEvents({ pool } as unknown as Database, [eventId]);
   expect(sent).toHaveLength(1);
   return sent[0]!;
 }

@@ -2,15 +2,14 @@ import type { EventResult } from '@ingest/contracts';
 import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
 import type { WorkerDeps } from './deps.js';
 import { lockStillProcessing, recordSuccesses } from './event-log.js';
-import type { Tx } from './processors/processor.js';
+import { applyChanges, ChangeFailed, type RoutedEvent } from './processors/index.js';
 
 /** An event claimed by this run (its attempt open), validated and routed: ready to apply. */
 export interface ReadyEvent {
   eventId: string;
   attempt: number;
   notifyOnFinish: boolean;
-  /** Makes the change inside the given transaction and says what changed. */
-  change(tx: Tx): Promise<EventResult>;
+  routed: RoutedEvent;
 }
 
 export interface ApplyBatcher {
@@ -31,8 +30,8 @@ type Waiting = Submitted<ReadyEvent, EventResult | undefined>;
  * Group commit for the worker. An event applied alone costs an interactive transaction:
  * BEGIN, lock, the change, the success record, COMMIT, five statements through Prisma,
  * whose per-statement work was most of the worker's CPU (README, "Performance"). Events
- * ready at the same moment share one transaction here: one lock statement, each change,
- * one success statement, one commit.
+ * ready at the same moment share one transaction here: one lock statement, the changes
+ * (new articles in one INSERT, see applyChanges), one success statement, one commit.
  *
  * Sharing is safe because events claimed at the same time are about different slugs (a
  * claim waits while an earlier event about any of its slugs is unfinished). When one
@@ -48,16 +47,6 @@ export function createApplyBatcher(deps: Pick<WorkerDeps, 'db' | 'config'>): App
     write: (batch) => applyBatch(deps.db, batch),
   });
   return { apply: (event) => group.submit(event) };
-}
-
-/** Thrown out of a shared transaction (rolling it back) to say whose change failed. */
-class ChangeFailed extends Error {
-  constructor(
-    readonly index: number,
-    readonly reason: unknown,
-  ) {
-    super('one change of a shared transaction failed');
-  }
 }
 
 async function applyBatch(db: WorkerDeps['db'], batch: Waiting[]): Promise<void> {
@@ -96,25 +85,27 @@ async function applyTogether(
       tx,
       events.map((event) => event.eventId),
     );
-    const results: Array<EventResult | undefined> = [];
-    for (const [index, event] of events.entries()) {
-      if (!ours.has(event.eventId)) {
-        results.push(undefined);
-        continue;
-      }
-      try {
-        results.push(await event.change(tx));
-      } catch (error) {
-        throw new ChangeFailed(index, error);
-      }
+    // Events another run finished meanwhile are left out: nothing to change for them.
+    const mine = events.flatMap((event, index) => (ours.has(event.eventId) ? [index] : []));
+    let changes: EventResult[];
+    try {
+      changes = await applyChanges(
+        tx,
+        mine.map((index) => (events[index] as ReadyEvent).routed),
+      );
+    } catch (error) {
+      if (!(error instanceof ChangeFailed)) throw error;
+      throw new ChangeFailed(mine[error.index] as number, error.reason);
     }
     await recordSuccesses(
       tx,
-      events.flatMap((event, index) => {
-        const result = results[index];
-        return result === undefined ? [] : [{ ...event, result }];
-      }),
+      mine.map((index, position) => ({
+        ...(events[index] as ReadyEvent),
+        result: changes[position] as EventResult,
+      })),
     );
+    const results = new Array<EventResult | undefined>(events.length);
+    mine.forEach((index, position) => (results[index] = changes[position]));
     return results;
   });
 }

@@ -4,11 +4,11 @@ import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WorkerDeps } from './deps.js';
 import { createApplyBatcher, type ApplyBatcher } from './apply-batcher.js';
-import { claimEvent, recordDuplicate, recordFailure } from './event-log.js';
+import { createClaimBatcher, type ClaimBatcher } from './claim-batcher.js';
+import { recordDuplicate, recordFailure } from './event-log.js';
 import { eventErrorOf } from './failures.js';
 import type { JobOutcome } from './metrics.js';
-import { PROCESSORS } from './processors/index.js';
-import type { Processor } from './processors/processor.js';
+import type { RoutedEvent } from './processors/index.js';
 
 /** How long a job waits before looking again when an earlier event about its slug is unfinished. */
 export function orderingDelayMs(timesWaited: number): number {
@@ -38,7 +38,7 @@ export function createEventJobProcessor(
   deps: WorkerDeps,
   pauseForDatabaseOutage: () => Promise<void>,
 ) {
-  const batcher = createApplyBatcher(deps);
+  const batchers = { claims: createClaimBatcher(deps), changes: createApplyBatcher(deps) };
   return async function processEventJob(job: Job<ContentJobData>, token?: string): Promise<void> {
     const started = performance.now();
     const record = (outcome: JobOutcome) => {
@@ -49,7 +49,7 @@ export function createEventJobProcessor(
       );
     };
     try {
-      record(await applyEventJob(deps, batcher, job, token));
+      record(await applyEventJob(deps, batchers, job, token));
     } catch (error) {
       if (databaseFailureOf(error) !== 'unreachable') {
         record(outcomeOfFailure(error, job));
@@ -74,7 +74,7 @@ function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
 
 async function applyEventJob(
   deps: WorkerDeps,
-  batcher: ApplyBatcher,
+  batchers: { claims: ClaimBatcher; changes: ApplyBatcher },
   job: Job<ContentJobData>,
   token: string | undefined,
 ): Promise<JobOutcome> {
@@ -89,7 +89,7 @@ async function applyEventJob(
     attempt: job.attemptsMade + 1,
   });
 
-  const loaded = await claimEvent(deps.db, eventId);
+  const loaded = await batchers.claims.claim(eventId);
   if (loaded === undefined) throw new UnrecoverableError(`event ${eventId} is not recorded`);
   if (loaded.status !== 'queued' && loaded.status !== 'processing') {
     log.debug({ status: loaded.status }, 'event already finished; nothing to do');
@@ -116,20 +116,20 @@ async function applyEventJob(
         'The payload no longer passes validation (were the limits changed?)',
       );
     }
-    const processor = PROCESSORS[event] as Processor<typeof event>;
-    const applied = await batcher.apply({
+    const applied = await batchers.changes.apply({
       eventId,
       attempt,
       notifyOnFinish: loaded.notifyOnFinish,
-      change: (tx) =>
-        processor({
-          tx,
+      routed: {
+        event,
+        context: {
           accountId: loaded.accountId,
           eventId,
           data: data.data,
           limits: deps.config.content,
           log,
-        }),
+        },
+      } as RoutedEvent,
     });
     if (applied === undefined) {
       await recordDuplicate(deps.db, eventId, attempt);

@@ -22,10 +22,12 @@ export interface ClaimedEvent {
 }
 
 /**
- * Reads the event and, unless it must wait for an earlier one or is already finished,
- * marks it processing and opens an attempt: one statement (one round trip). The attempt
- * is committed on its own, before the change is applied, so that a worker dying
- * mid-change still leaves its attempt on the receipt.
+ * Reads the events and, for each that need not wait for an earlier one and is not
+ * finished, marks it processing and opens an attempt: one statement (one round trip, one
+ * commit) for all of them. The attempts are committed on their own, before the changes
+ * are applied, so that a worker dying mid-change still leaves its attempt on the receipt.
+ * Two events of one call about the same slug: the later one sees the earlier one still
+ * queued and waits, as it would in separate calls.
  *
  * The ordering check is written so that only a GIN index on `order_keys` can serve it:
  * as `EXISTS (... p.sequence < e.sequence)` the planner, costing EXISTS as "stop at the
@@ -35,18 +37,21 @@ export interface ClaimedEvent {
  * events about the same slugs (a handful of rows) is the cheapest plan, and `+ 0` keeps
  * the sequence index out of it altogether.
  */
-export async function claimEvent(db: Database, eventId: string): Promise<ClaimedEvent | undefined> {
-  // Straight to the pool, as a named statement: it runs once per job, and Prisma's
+export async function claimEvents(
+  db: Database,
+  eventIds: string[],
+): Promise<Map<string, ClaimedEvent>> {
+  // Straight to the pool, as a named statement: it runs for every job, and Prisma's
   // per-query work showed in the worker's profile.
-  const { rows } = await db.pool.query<ClaimedEvent>({
-    name: 'claim-event',
-    text: CLAIM_EVENT,
-    values: [eventId],
+  const { rows } = await db.pool.query<ClaimedEvent & { id: string }>({
+    name: 'claim-events',
+    text: CLAIM_EVENTS,
+    values: [eventIds],
   });
-  return rows[0];
+  return new Map(rows.map(({ id, ...claimed }) => [id, claimed]));
 }
 
-const CLAIM_EVENT = `
+const CLAIM_EVENTS = `
     WITH loaded AS (
       SELECT e.id, e.status, e.event, e.account_id, e.payload, e.notify_on_finish, e.received_at,
              (
@@ -56,7 +61,7 @@ const CLAIM_EVENT = `
                  AND p.sequence + 0 < e.sequence
              ) > 0 AS blocked
       FROM webhook_logs e
-      WHERE e.id = $1::uuid
+      WHERE e.id = ANY($1::uuid[])
     ),
     started AS (
       UPDATE webhook_logs w
@@ -64,17 +69,17 @@ const CLAIM_EVENT = `
           started_at = COALESCE(w.started_at, now())
       FROM loaded
       WHERE w.id = loaded.id AND NOT loaded.blocked AND w.status IN ('queued', 'processing')
-      RETURNING w.attempts
+      RETURNING w.id, w.attempts
     ),
     opened AS (
       INSERT INTO event_attempts (event_id, number, started_at)
-      SELECT $1::uuid, attempts, now() FROM started
-      RETURNING number
+      SELECT id, attempts, now() FROM started
+      RETURNING event_id, number
     )
-    SELECT status, event, account_id AS "accountId", payload,
-           notify_on_finish AS "notifyOnFinish", received_at AS "receivedAt", blocked,
-           (SELECT number FROM opened) AS attempt
-    FROM loaded`;
+    SELECT l.id, l.status, l.event, l.account_id AS "accountId", l.payload,
+           l.notify_on_finish AS "notifyOnFinish", l.received_at AS "receivedAt", l.blocked,
+           o.number AS attempt
+    FROM loaded l LEFT JOIN opened o ON o.event_id = l.id`;
 
 /**
  * When an event finishes, attempts still open never reported back: their worker died

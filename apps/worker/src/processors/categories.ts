@@ -14,7 +14,12 @@ export async function categoryIdFor(tx: Tx, name: string): Promise<string> {
   const known = committedCategories.get(nameKey);
   if (known !== undefined) return known;
   const rows = await tx.$queryRaw<Array<{ id: string; committed: boolean }>>`
-    WITH found AS (SELECT id FROM categories WHERE name_key = ${nameKey}),
+    WITH found AS (
+      -- A row this transaction created (an earlier event of the same batch) is found
+      -- too, but is not committed yet: it would vanish if the transaction rolled back.
+      SELECT id, (xmin = pg_current_xact_id_if_assigned()::xid) IS NOT TRUE AS committed
+      FROM categories WHERE name_key = ${nameKey}
+    ),
     created AS (
       INSERT INTO categories (id, name, name_key)
       SELECT ${uuidv7()}::uuid, ${displayName}, ${nameKey}
@@ -22,7 +27,7 @@ export async function categoryIdFor(tx: Tx, name: string): Promise<string> {
       ON CONFLICT (name_key) DO NOTHING
       RETURNING id
     )
-    SELECT id, TRUE AS committed FROM found UNION ALL SELECT id, FALSE FROM created`;
+    SELECT id, committed FROM found UNION ALL SELECT id, FALSE FROM created`;
   const row =
     rows[0] ??
     (
