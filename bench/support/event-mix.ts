@@ -16,9 +16,11 @@ export interface OutgoingRequest {
 export type EventMix = 'creates' | 'mixed';
 
 /**
- * An update or delete only names a slug whose create was sent at least this many
- * requests earlier: requests in flight together have no defined order (README, "Order"),
- * and the bench wants events that succeed, not ARTICLE_NOT_FOUND.
+ * An update or delete only names a slug no request has touched (created, updated) for at
+ * least this many requests: requests in flight together have no defined order (README,
+ * "Order"), and the bench wants events that succeed, not ARTICLE_NOT_FOUND. (Checking
+ * only the create once let an update and a delete of one slug be sent a few requests
+ * apart; the delete was recorded first now and then, and the update failed.)
  */
 const MATURITY = 2_000;
 
@@ -27,13 +29,16 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
   let n = 0;
   const created: Array<{ slug: string; keyIndex: number }> = [];
   const deleted = new Set<string>();
+  /** The request that last named each slug. */
+  const touched = new Map<string, number>();
   const counts = { create: 0, update: 0, delete: 0 };
 
   const earlierSlug = () => {
     const mature = created.length - MATURITY;
     for (let tries = 0; mature > 0 && tries < 8; tries += 1) {
       const pick = created[Math.floor(Math.random() * mature)];
-      if (pick !== undefined && !deleted.has(pick.slug)) return pick;
+      if (pick === undefined || deleted.has(pick.slug)) continue;
+      if (n - (touched.get(pick.slug) ?? 0) >= MATURITY) return pick;
     }
     return undefined;
   };
@@ -44,6 +49,7 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
     const roll = mix === 'mixed' ? n % 20 : 0;
     // 3 in 20 are updates, 1 in 20 deletes, once enough articles exist.
     const target = roll >= 16 ? earlierSlug() : undefined;
+    if (target !== undefined) touched.set(target.slug, n);
     if (target !== undefined && roll <= 18) {
       counts.update += 1;
       return send(target.keyIndex, {
@@ -59,6 +65,7 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
     counts.create += 1;
     const data = articleCreate(runTag, n);
     created.push({ slug: data.slug, keyIndex });
+    touched.set(data.slug, n);
     return send(keyIndex, { event: 'article.create', data });
   };
 

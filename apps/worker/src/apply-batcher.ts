@@ -85,8 +85,14 @@ async function applyTogether(
       tx,
       events.map((event) => event.eventId),
     );
-    // Events another run finished meanwhile are left out: nothing to change for them.
-    const mine = events.flatMap((event, index) => (ours.has(event.eventId) ? [index] : []));
+    // Events another run finished meanwhile are left out: nothing to change for them. So
+    // is a second run of an event in the same batch (a stalled job taken again while its
+    // first run waited here): it would apply the change twice.
+    const mine = events.flatMap((event, index) => {
+      if (!ours.has(event.eventId)) return [];
+      ours.delete(event.eventId);
+      return [index];
+    });
     let changes: EventResult[];
     try {
       changes = await applyChanges(

@@ -42,7 +42,7 @@ export const createArticle: Processor<'article.create'> = async (context) => {
   const id = uuidv7();
   const slug = await insertWithFreeSlug(tx, slugFromTitle(data.title), async (candidate) => {
     const inserted = await insertArticles(tx, [articleRow(context, id, candidate, categoryId)]);
-    return inserted.has(candidate);
+    return inserted.has(id);
   });
   return { type: 'article', id, slug };
 };
@@ -62,7 +62,7 @@ export async function createArticlesWithSlugs(
   }
   const inserted = await insertArticles(tx, rows);
   return rows.map((row) =>
-    inserted.has(row.slug)
+    inserted.has(row.id)
       ? { type: 'article', id: row.id, slug: row.slug }
       : new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`),
   );

@@ -15,15 +15,15 @@ export interface ArticleRow {
 }
 
 /**
- * Inserts articles in one statement and says which slugs were inserted; a row whose slug
- * is taken is skipped (ON CONFLICT DO NOTHING: an answer, not an aborted transaction).
+ * Inserts articles in one statement and says which rows (by id) were inserted; a row
+ * whose slug is taken is skipped (ON CONFLICT DO NOTHING: an answer, not an aborted transaction).
  * Every article the worker creates is written here, one row or many. Raw SQL because
  * Prisma's `createMany` cannot say which rows it skipped, and it cost about 0.4 ms of the
  * worker's CPU per row (measured: 6.6 ms for 12 rows against 1.9 ms for one).
  */
 export async function insertArticles(tx: Tx, rows: ArticleRow[]): Promise<Set<string>> {
   const column = <Key extends keyof ArticleRow>(key: Key) => rows.map((row) => row[key]);
-  const inserted = await tx.$queryRaw<Array<{ slug: string }>>`
+  const inserted = await tx.$queryRaw<Array<{ id: string }>>`
     INSERT INTO articles (id, slug, account_id, title, excerpt, body, cover, category_id,
                           read_minutes, read_minutes_computed)
     SELECT r.id, r.slug, r.account_id, r.title, r.excerpt,
@@ -38,6 +38,6 @@ export async function insertArticles(tx: Tx, rows: ArticleRow[]): Promise<Set<st
          AS r(id, slug, account_id, title, excerpt, body, cover, category_id, read_minutes,
               read_minutes_computed)
     ON CONFLICT (slug) DO NOTHING
-    RETURNING slug`;
-  return new Set(inserted.map((row) => row.slug));
+    RETURNING id`;
+  return new Set(inserted.map((row) => row.id));
 }
