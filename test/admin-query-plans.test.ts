@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path: @ingest/api exports no entry point for its services.
 import { searchEvents } from '../apps/api/src/services/admin/event-search.js';
 import { encodeCursor } from '../apps/api/src/services/pagination.js';
+import { nodesOf, type PlanNode } from './support/query-plans.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
 
 const EVENTS = 50_000;
@@ -110,13 +111,6 @@ async function searchSql(query: Omit<EventSearchQuery, 'limit'>): Promise<Prisma
   return sent[0]!;
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 const describeNode = (node: PlanNode): string =>
   [node['Node Type'], node['Index Name'] && `using ${node['Index Name']}`]
     .filter(Boolean)

@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // By path: the worker exports no entry point for its internals.
 import { claimEvents } from '../apps/worker/src/event-log.js';
+import { nodesOf, type PlanNode } from './support/query-plans.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
 
 const EVENTS = 20_000;
@@ -57,17 +58,6 @@ async function claimStatement(eventId: string): Promise<{ text: string; values: 
   expect(sent).toHaveLength(1);
   return sent[0]!;
 }
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 /** Runs the claim of `eventId` under EXPLAIN ANALYZE and rolls it back. */
 async function claimPlan(eventId: string) {
