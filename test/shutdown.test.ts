@@ -63,10 +63,17 @@ describe('SIGTERM on the API', () => {
 });
 
 describe('SIGTERM on a worker', () => {
+  // Every worker of this file shares one queue. BullMQ checks for stalled jobs at most once
+  // per stalledInterval per queue, enforced by a key that lives for the interval of the
+  // worker that checked last: a worker with the default 30 s lock would keep the next
+  // test's workers from recovering the handed-back job for up to 30 s.
+  const LOCK_MS = '2000';
+
   it('finishes a job in flight within the grace period, then exits', async () => {
     const worker = await startWorkerProcess(api.tag, {
       DATABASE_URL: scratch.url,
       WORKER_SHUTDOWN_GRACE_MS: '10000',
+      WORKER_LOCK_DURATION_MS: LOCK_MS,
     });
     const lock = await lockArticles();
     const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
@@ -88,7 +95,7 @@ describe('SIGTERM on a worker', () => {
     const first = await startWorkerProcess(api.tag, {
       DATABASE_URL: scratch.url,
       WORKER_SHUTDOWN_GRACE_MS: '500',
-      WORKER_LOCK_DURATION_MS: '2000',
+      WORKER_LOCK_DURATION_MS: LOCK_MS,
     });
     const lock = await lockArticles();
     const slug = uniqueSlug();
@@ -105,7 +112,7 @@ describe('SIGTERM on a worker', () => {
 
     const second = await startWorkerProcess(api.tag, {
       DATABASE_URL: scratch.url,
-      WORKER_LOCK_DURATION_MS: '2000',
+      WORKER_LOCK_DURATION_MS: LOCK_MS,
     });
     try {
       const receipt = await finalReceipt(api, key, id, 30_000);
