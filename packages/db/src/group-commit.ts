@@ -1,8 +1,9 @@
 /** One item handed to a group commit, with the settling of its caller's promise. */
 export interface Submitted<Item, Result> {
   item: Item;
-  resolve(result: Result): void;
-  reject(error: unknown): void;
+  // Properties, not methods: they are the promise's own callbacks, free of `this`.
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
 }
 
 export interface GroupCommitOptions<Item, Result> {

@@ -1,0 +1,111 @@
+import type { EventStatus } from '@ingest/contracts';
+import type { Queryable } from './queryable.js';
+import { unfinished } from './status.js';
+
+/** What a worker reads about an event to apply it. */
+export interface EventRow {
+  id: string;
+  /** The name as recorded; the worker checks it names a processor. */
+  event: string | null;
+  accountId: string;
+  payload: unknown;
+  requestId: string;
+  notifyOnFinish: boolean;
+  receivedAt: Date;
+  /** Acceptance order (a bigint, as text): its place in each of its lines. */
+  sequence: string;
+  orderKeys: string[];
+}
+
+/** What a job's claim of its event found. */
+export type Claim =
+  /** The event is this run's: status `processing`, attempt `attempt` opened. */
+  | { outcome: 'claimed'; attempt: number; row: EventRow }
+  /** An earlier event of its account about one of its slugs is not finished. */
+  | { outcome: 'blocked' }
+  /** Finished already: by another run, or in the run of an earlier event of its line. */
+  | { outcome: 'finished' }
+  | { outcome: 'missing' };
+
+/**
+ * An earlier unfinished event of the same account stands in one of the event's lines:
+ * one probe of pending_order_keys' primary key per order key. Written over unnest()
+ * rather than `p.key = ANY(order_keys)`, which the planner may leave out of the index
+ * condition on a table without statistics and then read the account's whole backlog.
+ */
+const BLOCKED = (e: string) => `EXISTS (
+  SELECT 1 FROM unnest(${e}.order_keys) AS k(key)
+  JOIN pending_order_keys p
+    ON p.account_id = ${e}.account_id AND p.key = k.key AND p.sequence < ${e}.sequence)`;
+
+/**
+ * Reads the events and, for each that is first in all its lines and not finished, marks
+ * it processing and opens an attempt: one statement (one round trip, one commit) for all.
+ * The attempts commit on their own, before the changes are applied, so that a worker
+ * dying mid-change still leaves its attempt on the receipt. A `processing` event is
+ * claimed again: its job is running again because the worker that had it died.
+ */
+const CLAIM_EVENTS = `
+  WITH loaded AS (
+    SELECT e.id, e.status, e.event, e.account_id, e.payload, e.request_id, e.notify_on_finish,
+           e.received_at, e.sequence, e.order_keys, ${BLOCKED('e')} AS blocked
+    FROM webhook_logs e
+    WHERE e.id = ANY($1::uuid[])
+  ),
+  started AS (
+    UPDATE webhook_logs w
+    SET status = 'processing', attempts = w.attempts + 1,
+        started_at = COALESCE(w.started_at, now())
+    FROM loaded
+    WHERE w.id = loaded.id AND NOT loaded.blocked AND ${unfinished('w')}
+    RETURNING w.id, w.attempts
+  ),
+  opened AS (
+    INSERT INTO event_attempts (event_id, number, started_at)
+    SELECT id, attempts, now() FROM started
+    RETURNING event_id, number
+  )
+  SELECT l.id, l.status, l.event, l.account_id AS "accountId", l.payload,
+         l.request_id AS "requestId", l.notify_on_finish AS "notifyOnFinish",
+         l.received_at AS "receivedAt", l.sequence, l.order_keys AS "orderKeys", l.blocked,
+         o.number AS attempt
+  FROM loaded l LEFT JOIN opened o ON o.event_id = l.id`;
+
+type ClaimRow = EventRow & { status: EventStatus; blocked: boolean; attempt: number | null };
+
+/**
+ * Claims the events of `eventIds` (see CLAIM_EVENTS). An id missing from the map is not
+ * recorded. An unfinished event that got no attempt was finished by another run between
+ * the read and the update.
+ */
+export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Map<string, Claim>> {
+  const { rows } = await on.query<ClaimRow>({
+    name: 'claim-events',
+    text: CLAIM_EVENTS,
+    values: [eventIds],
+  });
+  return new Map(rows.map((row) => [row.id, claimOf(row)]));
+}
+
+function claimOf({ status, blocked, attempt, ...row }: ClaimRow): Claim {
+  if (attempt !== null) return { outcome: 'claimed', attempt, row };
+  // Unfinished when read but not claimed: another run finished it meanwhile.
+  const waiting = blocked && (status === 'queued' || status === 'processing');
+  return waiting ? { outcome: 'blocked' } : { outcome: 'finished' };
+}
+
+/**
+ * The events of `eventIds` that are still waiting for an earlier one. A job that found
+ * its event blocked parks, then asks again: if the earlier event finished in between,
+ * whoever finished it may have looked for the next in line before the job was parked,
+ * so the job wakes itself.
+ */
+export async function stillBlocked(on: Queryable, eventIds: string[]): Promise<Set<string>> {
+  const { rows } = await on.query<{ id: string }>({
+    name: 'still-blocked',
+    text: `SELECT e.id FROM webhook_logs e
+           WHERE e.id = ANY($1::uuid[]) AND ${unfinished('e')} AND ${BLOCKED('e')}`,
+    values: [eventIds],
+  });
+  return new Set(rows.map((row) => row.id));
+}

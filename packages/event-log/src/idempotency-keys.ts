@@ -1,0 +1,103 @@
+import { AppError } from '@ingest/contracts';
+import type pg from 'pg';
+import { insertAccepted, type AcceptedRecord } from './accepted.js';
+import { inTransaction, type Queryable } from './queryable.js';
+
+export interface IdempotencyClaim {
+  /** The `Idempotency-Key` header, already checked well formed. */
+  key: string;
+  /** SHA-256 of the request body in canonical form. */
+  requestHash: Uint8Array;
+  /** A key older than this is free again. */
+  ttlHours: number;
+}
+
+/** What recording under an Idempotency-Key did: recorded the event, or found an earlier one. */
+export type RecordedOnce = { receivedAt: Date } | { replayOf: string };
+
+/** How long a request waits for a concurrent one with the same key before giving up (409). */
+const LOCK_TIMEOUT_MS = 5_000;
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Records an accepted event unless its Idempotency-Key names one already, in one
+ * transaction: the key is claimed and the event recorded together, so a key never points
+ * at an event that was not recorded. The primary key (account, key) decides between
+ * concurrent requests: the second waits for the first to commit, then finds the key
+ * taken and answers with the first's event (same body) or 422 (another body).
+ */
+export async function recordAcceptedOnce(
+  pool: pg.Pool,
+  record: AcceptedRecord,
+  claim: IdempotencyClaim,
+): Promise<RecordedOnce> {
+  return inTransaction(pool, async (client) => {
+    const owner = await claimKey(client, record, claim);
+    if (owner !== record.id) return { replayOf: owner };
+    return { receivedAt: await insertAccepted(client, [record]) };
+  });
+}
+
+/** The event the key belongs to: `record`'s own id when this request claimed it. */
+async function claimKey(
+  client: Queryable,
+  record: AcceptedRecord,
+  claim: IdempotencyClaim,
+): Promise<string> {
+  await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
+  try {
+    const inserted = await client.query<{ event_id: string }>({
+      name: 'claim-idempotency-key',
+      text: `
+        INSERT INTO idempotency_keys (account_id, key, request_hash, event_id)
+        VALUES ($1::uuid, $2, $3, $4::uuid)
+        ON CONFLICT (account_id, key) DO UPDATE
+          SET request_hash = EXCLUDED.request_hash, event_id = EXCLUDED.event_id, created_at = now()
+          WHERE idempotency_keys.created_at < now() - make_interval(hours => $5)
+        RETURNING event_id`,
+      values: [record.accountId, claim.key, claim.requestHash, record.id, claim.ttlHours],
+    });
+    if (inserted.rows.length === 1) return record.id;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
+      throw new AppError(
+        'IDEMPOTENCY_KEY_IN_USE',
+        'A request with this Idempotency-Key is still being recorded; retry shortly',
+        { headers: { 'retry-after': '1' } },
+      );
+    }
+    throw error;
+  }
+  const { rows } = await client.query<{ request_hash: Uint8Array; event_id: string }>(
+    'SELECT request_hash, event_id FROM idempotency_keys WHERE account_id = $1::uuid AND key = $2',
+    [record.accountId, claim.key],
+  );
+  const [existing] = rows;
+  if (existing === undefined) throw new Error('idempotency key vanished after a conflict');
+  if (!Buffer.from(existing.request_hash).equals(Buffer.from(claim.requestHash))) {
+    throw new AppError(
+      'IDEMPOTENCY_KEY_MISMATCH',
+      'This Idempotency-Key was already used with a different request; use a new key for a new request',
+    );
+  }
+  return existing.event_id;
+}
+
+const EXPIRY_BATCH = 5_000;
+
+/**
+ * Deletes up to 5,000 Idempotency-Keys older than `ttlHours`. The API already treats an
+ * expired key as free; this only keeps the table small. Safe in many workers at once.
+ */
+export async function expireIdempotencyKeys(on: Queryable, ttlHours: number): Promise<number> {
+  const { rowCount } = await on.query(
+    `DELETE FROM idempotency_keys
+     WHERE ctid IN (
+       SELECT ctid FROM idempotency_keys
+       WHERE created_at < now() - make_interval(hours => $1)
+       LIMIT ${EXPIRY_BATCH}
+     )`,
+    [ttlHours],
+  );
+  return rowCount ?? 0;
+}

@@ -1,0 +1,24 @@
+// The event log: every write to webhook_logs, event_attempts, pending_order_keys and
+// idempotency_keys. Reads for receipts and operators stay with their callers.
+export {
+  UNFINISHED_STATUSES,
+  unfinished,
+  EVENT_FINISHED_CHANNEL,
+  type UnfinishedStatus,
+} from './status.js';
+export { inTransaction, type Queryable } from './queryable.js';
+export { insertAccepted, type AcceptedRecord } from './accepted.js';
+export {
+  recordAcceptedOnce,
+  expireIdempotencyKeys,
+  type IdempotencyClaim,
+  type RecordedOnce,
+} from './idempotency-keys.js';
+export { insertRejected, type RejectedRecord } from './rejected.js';
+export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
+export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';
+export { recordApplied, type AppliedEvent } from './applied.js';
+export { recordFailure, recordDuplicate, type FailedAttempt } from './failures.js';
+export { queuedHeadsOf, linesOf, type Line, type LineHead } from './lines.js';
+export { replayFailed, type Requeued } from './replay.js';
+export { unfinishedOlderThan, isUnfinished, type Unfinished } from './outbox.js';

@@ -1,0 +1,69 @@
+import type { Prisma } from '@ingest/db';
+import type { EventRow } from './claims.js';
+
+export type Tx = Prisma.TransactionClient;
+
+export interface RunRequest {
+  /** A claimed event (status `processing`), first in all its lines. */
+  headId: string;
+  /** How many of the events behind it in its line may join its run. */
+  maxFollowers: number;
+}
+
+type FollowerRow = EventRow & { headId: string; status: string | null };
+
+/**
+ * Inside the transaction that will apply them: locks the heads that are still this
+ * worker's to apply (still `processing`: another run may have finished one meanwhile) and
+ * finds each one's run, the events right behind it in its line that can be applied after
+ * it in the same transaction. Heads are locked in id order, so two transactions locking
+ * overlapping sets cannot deadlock each other.
+ *
+ * A run follows a head with a single order key, and takes the queued events behind it in
+ * that line, in order, up to the first that stands in another line too (a rename, which
+ * must be first in both of its lines and so waits to be a head itself) or is not queued.
+ * Followers need no lock: every one of them is blocked, for every other worker, by the
+ * head's place in the line until this transaction commits.
+ *
+ * Returns the locked heads with their followers, in line order.
+ */
+export async function lockHeadsAndRuns(
+  tx: Tx,
+  requests: RunRequest[],
+): Promise<Map<string, EventRow[]>> {
+  const rows = await tx.$queryRaw<FollowerRow[]>`
+    WITH locked AS MATERIALIZED (
+      SELECT w.id, w.account_id, w.order_keys, w.sequence, r.max_followers
+      FROM webhook_logs w
+      JOIN unnest(${requests.map((r) => r.headId)}::uuid[],
+                  ${requests.map((r) => r.maxFollowers)}::int[]) AS r(id, max_followers)
+        ON r.id = w.id
+      WHERE w.status = 'processing'
+      ORDER BY w.id
+      FOR UPDATE OF w
+    )
+    SELECT l.id AS "headId", f.id, f.event, f.account_id AS "accountId", f.payload,
+           f.request_id AS "requestId", f.notify_on_finish AS "notifyOnFinish",
+           f.received_at AS "receivedAt", f.sequence::text AS sequence,
+           f.order_keys AS "orderKeys", f.status
+    FROM locked l
+    LEFT JOIN LATERAL (
+      SELECT n.*
+      FROM pending_order_keys p JOIN webhook_logs n ON n.id = p.event_id
+      WHERE cardinality(l.order_keys) = 1 AND l.max_followers > 0
+        AND p.account_id = l.account_id AND p.key = l.order_keys[1] AND p.sequence > l.sequence
+      ORDER BY p.sequence
+      LIMIT l.max_followers
+    ) f ON TRUE
+    ORDER BY l.id, f.sequence`;
+  const runs = new Map<string, EventRow[]>();
+  const closed = new Set<string>();
+  for (const { headId, status, ...follower } of rows) {
+    const run = runs.get(headId) ?? [];
+    runs.set(headId, run);
+    if (status === null || closed.has(headId)) continue; // no follower (LEFT JOIN), or run over
+    if (status === 'queued' && follower.orderKeys.length === 1) run.push(follower);
+    else closed.add(headId);
+  }
+  return runs;
+}
