@@ -1,41 +1,55 @@
 import { createGroupCommit } from '@ingest/db';
+import { claimEvents, stillBlocked, type Claim } from '@ingest/event-log';
 import type { WorkerDeps } from './deps.js';
-import { claimEvents, type ClaimedEvent } from './event-log.js';
 
 export interface ClaimBatcher {
-  /** The event as read, with the attempt opened for this run (see claimEvents). */
-  claim(eventId: string): Promise<ClaimedEvent | undefined>;
+  /** Claims the event for this run (see claimEvents). */
+  claim(eventId: string): Promise<Claim>;
+  /** Whether the event still waits for an earlier one of its lines (see stillBlocked). */
+  stillBlocked(eventId: string): Promise<boolean>;
 }
 
-/** Claims in one statement at most: one round trip and one commit for all of them. */
-const MAX_CLAIMS_PER_STATEMENT = 64;
+/** Ids in one statement at most: one round trip and one commit for all of them. */
+const MAX_IDS_PER_STATEMENT = 64;
 /** Statements at once; the apply batcher's transactions get most of the pool. */
-const MAX_CLAIM_STATEMENTS = 2;
+const MAX_STATEMENTS = 2;
 
 /**
- * Group commit for claims: jobs that start together are claimed in one statement, which
- * saves a round trip and a commit (a WAL flush) per job.
+ * Group commit for claims (and for the question a parked job asks): jobs that start
+ * together are claimed in one statement, which saves a round trip and a commit (a WAL
+ * flush) per job.
  */
 export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
-  const group = createGroupCommit<string, ClaimedEvent | undefined>({
-    maxInFlight: MAX_CLAIM_STATEMENTS,
-    maxBatch: MAX_CLAIMS_PER_STATEMENT,
+  const claims = createGroupCommit<string, Claim>({
+    maxInFlight: MAX_STATEMENTS,
+    maxBatch: MAX_IDS_PER_STATEMENT,
     async write(batch) {
       const claimed = await claimEvents(
-        deps.db,
+        deps.db.pool,
         batch.map((waiting) => waiting.item),
       );
       const answered = new Set<string>();
-      for (const waiting of batch) {
-        const event = claimed.get(waiting.item);
+      for (const { item: eventId, resolve } of batch) {
+        const claim = claimed.get(eventId) ?? { outcome: 'missing' };
         // A job handed in twice at once (a stalled job taken again): the first run got
-        // the attempt; the second finds none opened for it and leaves the event alone.
-        waiting.resolve(
-          event === undefined || !answered.has(waiting.item) ? event : { ...event, attempt: null },
+        // the attempt; the second has nothing to do.
+        resolve(
+          answered.has(eventId) && claim.outcome === 'claimed' ? { outcome: 'finished' } : claim,
         );
-        answered.add(waiting.item);
+        answered.add(eventId);
       }
     },
   });
-  return { claim: (eventId) => group.submit(eventId) };
+  const blocked = createGroupCommit<string, boolean>({
+    maxInFlight: 1,
+    maxBatch: MAX_IDS_PER_STATEMENT,
+    async write(batch) {
+      const waiting = await stillBlocked(
+        deps.db.pool,
+        batch.map((entry) => entry.item),
+      );
+      for (const { item, resolve } of batch) resolve(waiting.has(item));
+    },
+  });
+  return { claim: (eventId) => claims.submit(eventId), stillBlocked: (id) => blocked.submit(id) };
 }

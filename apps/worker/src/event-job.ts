@@ -1,45 +1,59 @@
-import { AppError, isAppError, isEventName } from '@ingest/contracts';
+import { AppError, isAppError } from '@ingest/contracts';
 import { databaseFailureOf } from '@ingest/db';
+import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/event-log';
+import type { Logger } from '@ingest/logger';
 import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { WorkerDeps } from './deps.js';
-import { createApplyBatcher, type ApplyBatcher } from './apply-batcher.js';
+import { createApplyBatcher, type Applied, type ApplyBatcher } from './apply-batcher.js';
 import { createClaimBatcher, type ClaimBatcher } from './claim-batcher.js';
-import { recordDuplicate, recordFailure } from './event-log.js';
+import type { WorkerDeps } from './deps.js';
 import { eventErrorOf } from './failures.js';
 import type { JobOutcome } from './metrics.js';
-import type { RoutedEvent } from './processors/index.js';
+import { createWaker, type Waker } from './order-wake.js';
+import { routeEvent } from './processors/index.js';
 
-/** How long a job waits before looking again when an earlier event about its slug is unfinished. */
-export function orderingDelayMs(timesWaited: number): number {
-  const base = Math.min(25 * 2 ** Math.min(timesWaited, 6), 1_000);
-  return base + Math.floor(Math.random() * base); // jitter, so waiters do not move in step
+interface Parts {
+  claims: ClaimBatcher;
+  changes: ApplyBatcher;
+  waker: Waker;
+}
+
+export interface EventJobProcessor {
+  (job: Job<ContentJobData>, token?: string): Promise<void>;
+  /** Resolves once the wakes its jobs started are done (for shutdown). */
+  drain(): Promise<void>;
 }
 
 /**
  * The BullMQ processor of content jobs: route by event name and apply the change, in
- * acceptance order per slug, exactly once.
+ * acceptance order per line (an account's events about one slug), exactly once.
  *
- * 1. Read the event and, in the same statement, open an attempt (status `processing`),
- *    unless an earlier event about one of its slugs is unfinished: then go back to the
- *    queue for a moment (not an attempt). The attempt commits on its own, so a worker
- *    dying mid-change still leaves it on the receipt.
- * 2. In one transaction: lock the event row, check it is still ours, apply the change,
- *    record success. A second run of the same job finds the event finished and changes
- *    nothing, so BullMQ's at-least-once delivery applies each event once. Events ready
- *    at the same moment share that transaction (apply-batcher.ts).
- * 3. A failure the event causes (AppError) fails it at once; any other failure is
- *    retried with back-off until the attempts run out.
- * 4. While the database is unreachable, the job is handed back (not an attempt) and the
- *    worker takes no jobs for a moment (`pauseForDatabaseOutage`): nothing fails for
- *    want of a database, and work resumes by itself when it is back.
+ * 1. Claim the event: read it and, in the same statement, open an attempt (status
+ *    `processing`), unless an earlier event of one of its lines is unfinished. The attempt
+ *    commits on its own, so a worker dying mid-change still leaves it on the receipt.
+ * 2. Blocked: park the job in BullMQ's delayed set until whoever finishes the earlier
+ *    event wakes it (order-wake.ts); WORKER_LOCK_DURATION_MS is only the safety net.
+ * 3. In one transaction (shared with other jobs ready at the same moment, apply-batcher.ts):
+ *    lock the event, check it is still ours, apply its change and those of its run,
+ *    record the outcomes. A second run of the same job finds the event finished and
+ *    changes nothing, so BullMQ's at-least-once delivery applies each event once.
+ * 4. A failure the event causes (AppError) fails it at once; any other failure is
+ *    retried with back-off until the attempts run out. Either way, once the event is
+ *    finished, the next in its lines is woken.
+ * 5. While the database is unreachable, the job is handed back (not an attempt) and the
+ *    worker takes no jobs for a moment (`pauseForDatabaseOutage`).
  */
 export function createEventJobProcessor(
   deps: WorkerDeps,
   pauseForDatabaseOutage: () => Promise<void>,
-) {
-  const batchers = { claims: createClaimBatcher(deps), changes: createApplyBatcher(deps) };
-  return async function processEventJob(job: Job<ContentJobData>, token?: string): Promise<void> {
+): EventJobProcessor {
+  const waker = createWaker(deps);
+  const parts: Parts = {
+    claims: createClaimBatcher(deps),
+    changes: createApplyBatcher(deps, waker),
+    waker,
+  };
+  const processEventJob = async (job: Job<ContentJobData>, token?: string): Promise<void> => {
     const started = performance.now();
     const record = (outcome: JobOutcome) => {
       deps.metrics.jobsProcessed.inc({ event: job.name, outcome });
@@ -49,7 +63,7 @@ export function createEventJobProcessor(
       );
     };
     try {
-      record(await applyEventJob(deps, batchers, job, token));
+      record(await runEventJob(deps, parts, job, token));
     } catch (error) {
       if (databaseFailureOf(error) !== 'unreachable') {
         record(outcomeOfFailure(error, job));
@@ -64,6 +78,7 @@ export function createEventJobProcessor(
       throw Worker.RateLimitError();
     }
   };
+  return Object.assign(processEventJob, { drain: () => waker.drain() });
 }
 
 function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
@@ -72,97 +87,115 @@ function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried';
 }
 
-async function applyEventJob(
+async function runEventJob(
   deps: WorkerDeps,
-  batchers: { claims: ClaimBatcher; changes: ApplyBatcher },
+  parts: Parts,
   job: Job<ContentJobData>,
   token: string | undefined,
 ): Promise<JobOutcome> {
   const parsed = ContentJobDataSchema.safeParse(job.data);
-  if (!parsed.success)
+  if (!parsed.success) {
     throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
+  }
   const { eventId, requestId } = parsed.data;
-  const log = deps.logger.child({
-    eventId,
-    requestId,
-    event: job.name,
-    attempt: job.attemptsMade + 1,
-  });
-
-  const loaded = await batchers.claims.claim(eventId);
-  if (loaded === undefined) throw new UnrecoverableError(`event ${eventId} is not recorded`);
-  if (loaded.status !== 'queued' && loaded.status !== 'processing') {
-    log.debug({ status: loaded.status }, 'event already finished; nothing to do');
-    return 'duplicate';
+  const claim = await parts.claims.claim(eventId);
+  switch (claim.outcome) {
+    case 'missing':
+      throw new UnrecoverableError(`event ${eventId} is not recorded`);
+    case 'finished':
+      deps.logger.debug({ eventId, requestId }, 'event already finished; nothing to do');
+      return 'duplicate';
+    case 'blocked':
+      return park(deps, parts, job, token);
+    case 'claimed':
+      break;
   }
-  if (loaded.blocked) {
-    await job.moveToDelayed(Date.now() + orderingDelayMs(job.attemptsStarted), token);
-    throw new DelayedError('waiting for an earlier event about the same slug');
-  }
-
-  const attempt = loaded.attempt;
-  if (attempt === null) return 'duplicate'; // finished by another run in the meantime
-  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-
+  const { row, attempt } = claim;
+  const log = deps.logger.child({ eventId, requestId, event: job.name, attempt });
   try {
-    const event = loaded.event;
-    if (!isEventName(event) || event !== job.name) {
-      throw new AppError('UNKNOWN_EVENT', `The recorded event "${String(event)}" has no processor`);
+    if (row.event !== job.name) {
+      throw new AppError('UNKNOWN_EVENT', `The job's name does not match the recorded event`);
     }
-    const data = deps.schemas[event].safeParse(loaded.payload);
-    if (!data.success) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'The payload no longer passes validation (were the limits changed?)',
-      );
-    }
-    const applied = await batchers.changes.apply({
-      eventId,
-      attempt,
-      notifyOnFinish: loaded.notifyOnFinish,
-      routed: {
-        event,
-        context: {
-          accountId: loaded.accountId,
-          eventId,
-          data: data.data,
-          limits: deps.config.content,
-          log,
-        },
-      } as RoutedEvent,
-    });
+    const routed = routeEvent(deps.schemas, row, deps.config.content, log);
+    const applied = await parts.changes.apply({ row, attempt, routed, log });
     if (applied === undefined) {
-      await recordDuplicate(deps.db, eventId, attempt);
+      await recordDuplicate(deps.db.pool, eventId, attempt);
       log.info('event was finished by another run; this one changed nothing');
       return 'duplicate';
     }
-    deps.appliedCounter.increment();
-    deps.metrics.lagSeconds.observe(
-      { event: job.name },
-      (Date.now() - loaded.receivedAt.getTime()) / 1000,
-    );
-    log.info({ result: applied }, 'event applied');
+    reportApplied(deps, row, applied, log);
     return 'succeeded';
   } catch (error) {
     // No database, no attempt: the caller hands the job back without recording one.
     if (databaseFailureOf(error) === 'unreachable') throw error;
-    const permanent = isAppError(error);
-    const eventError = eventErrorOf(error, attempt, permanent || final);
-    if (permanent) log.info({ code: eventError.code }, 'event failed');
-    else
-      log.warn(
-        { err: error, final },
-        final ? 'event failed: out of attempts' : 'attempt failed; will retry',
-      );
-    await recordFailure(
-      deps.db,
-      eventId,
-      attempt,
-      eventError,
-      permanent || final,
-      loaded.notifyOnFinish,
+    await failAttempt(deps, parts, job, row, attempt, error, log);
+    throw isAppError(error) ? new UnrecoverableError(error.message) : error;
+  }
+}
+
+/**
+ * Parks the job until the earlier event of its line finishes. The safety net is a delay
+ * of WORKER_LOCK_DURATION_MS: if whoever should wake it dies first, it wakes itself. After
+ * parking it asks again whether it still waits: the earlier event may have finished in
+ * between, and its finisher may have looked for the next in line before this job was
+ * parked, so it would not have been woken.
+ */
+async function park(
+  deps: WorkerDeps,
+  parts: Parts,
+  job: Job<ContentJobData>,
+  token: string | undefined,
+): Promise<never> {
+  await job.moveToDelayed(Date.now() + deps.config.worker.lockDurationMs, token);
+  if (!(await parts.claims.stillBlocked(job.data.eventId))) {
+    await job.promote().catch(() => undefined); // someone else promoted it first
+  }
+  throw new DelayedError('waiting for an earlier event of its line');
+}
+
+async function failAttempt(
+  deps: WorkerDeps,
+  parts: Parts,
+  job: Job<ContentJobData>,
+  row: EventRow,
+  attempt: number,
+  error: unknown,
+  log: Logger,
+): Promise<void> {
+  const permanent = isAppError(error);
+  const final = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const eventError = eventErrorOf(error, attempt, final);
+  if (permanent) log.info({ code: eventError.code }, 'event failed');
+  else
+    log.warn(
+      { err: error, final },
+      final ? 'event failed: out of attempts' : 'attempt failed; will retry',
     );
-    if (permanent) throw new UnrecoverableError(eventError.message);
-    throw error;
+  const left = await recordFailure(deps.db.pool, {
+    eventId: row.id,
+    attempt,
+    error: eventError,
+    final,
+    notifyOnFinish: row.notifyOnFinish,
+  });
+  if (left) parts.waker.wake(linesOf(row));
+}
+
+function reportApplied(deps: WorkerDeps, head: EventRow, applied: Applied, log: Logger): void {
+  const applies = [{ row: head, result: applied.result, log }, ...applied.followers];
+  for (const { row, result, log: eventLog } of applies) {
+    deps.appliedCounter.increment();
+    deps.metrics.lagSeconds.observe(
+      { event: row.event ?? 'unknown' },
+      (Date.now() - row.receivedAt.getTime()) / 1000,
+    );
+    if (row !== head) {
+      // Counted as its job's outcome would be: its own job will find it finished.
+      deps.metrics.jobsProcessed.inc({ event: row.event ?? 'unknown', outcome: 'succeeded' });
+    }
+    eventLog.info(
+      { result },
+      row === head ? 'event applied' : 'event applied in the run of an earlier event',
+    );
   }
 }

@@ -52,9 +52,12 @@ const deps: WorkerDeps = {
   logger,
 };
 
+const processEventJob = createEventJobProcessor(deps, () =>
+  worker.rateLimit(config.worker.databaseOutagePauseMs),
+);
 const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
   CONTENT_EVENTS_QUEUE,
-  createEventJobProcessor(deps, () => worker.rateLimit(config.worker.databaseOutagePauseMs)),
+  processEventJob,
   {
     connection: workerConnection,
     prefix: bullPrefix(config.redis.keyPrefix),
@@ -93,6 +96,7 @@ async function shutdown(signal: string): Promise<void> {
     process.exit(0);
   }
   try {
+    await processEventJob.drain(); // successors woken by the last jobs
     await maintenance.stop();
     await appliedCounter.stop();
     await httpServer.close();

@@ -1,5 +1,5 @@
+import { expireIdempotencyKeys } from '@ingest/event-log';
 import type { WorkerDeps } from './deps.js';
-import { expireIdempotencyKeys } from './idempotency-janitor.js';
 import { reconcileOnce } from './outbox-reconciler.js';
 
 export interface MaintenanceLoop {
@@ -19,7 +19,7 @@ export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
   const round = async () => {
     try {
       await reconcileOnce(deps);
-      await expireIdempotencyKeys(deps);
+      await expireIdempotencyKeys(deps.db.pool, deps.config.idempotency.ttlHours);
     } catch (error) {
       deps.logger.warn({ err: error }, 'maintenance round failed; will try again');
     }

@@ -1,14 +1,9 @@
 import { isEventName } from '@ingest/contracts';
+import { isUnfinished, unfinishedOlderThan } from '@ingest/event-log';
 import { requeueEvent } from '@ingest/queue';
 import type { WorkerDeps } from './deps.js';
 
 const BATCH = 500;
-
-interface Unfinished {
-  id: string;
-  event: string | null;
-  requestId: string;
-}
 
 /**
  * The WebhookLog is the outbox: an event is recorded before it is queued, and the API
@@ -22,13 +17,7 @@ interface Unfinished {
  */
 export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
   const { db, queue, config, logger } = deps;
-  const rows = await db.prisma.$queryRaw<Unfinished[]>`
-    SELECT id, event, request_id AS "requestId"
-    FROM webhook_logs
-    WHERE status IN ('queued', 'processing')
-      AND received_at < now() - make_interval(secs => ${config.worker.reconcileAfterMs / 1000})
-    ORDER BY sequence
-    LIMIT ${BATCH}`;
+  const rows = await unfinishedOlderThan(db.pool, config.worker.reconcileAfterMs, BATCH);
   let requeued = 0;
   for (const row of rows) {
     if (!isEventName(row.event)) continue;
@@ -37,10 +26,7 @@ export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
       row.event,
       { eventId: row.id, requestId: row.requestId },
       config.jobs,
-      async () =>
-        (await db.prisma.webhookLog.count({
-          where: { id: row.id, status: { in: ['queued', 'processing'] } },
-        })) > 0,
+      () => isUnfinished(db.pool, row.id),
     );
     if (outcome === 'present' || outcome === 'finished') continue;
     // 'added': Redis never had the job or lost it; 'retried': BullMQ gave up on it (a

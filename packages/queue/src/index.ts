@@ -16,6 +16,7 @@ export {
 } from './content-queue.js';
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';
 export { requeueEvent, type Requeued } from './requeue.js';
+export { promoteParked, type JobRef } from './parked-jobs.js';
 export {
   createMinuteCounter,
   readMinuteCounts,

@@ -1,7 +1,7 @@
 import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
+import { insertAccepted, type AcceptedRecord } from '@ingest/event-log';
 import type { ApiDeps } from '../deps.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
-import { insertAcceptedEvents, type AcceptedRecord } from './event-record.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
 
@@ -51,7 +51,7 @@ export function createAcceptBatcher(deps: Deps): AcceptBatcher {
  */
 async function writeBatch(deps: Deps, batch: Waiting[]): Promise<Array<[Waiting, Date]>> {
   try {
-    const receivedAt = await insertAcceptedEvents(
+    const receivedAt = await insertAccepted(
       deps.db.pool,
       batch.map((w) => w.item),
     );
@@ -64,7 +64,7 @@ async function writeBatch(deps: Deps, batch: Waiting[]): Promise<Array<[Waiting,
     const written = await Promise.all(
       batch.map(async (waiting): Promise<[Waiting, Date] | undefined> => {
         try {
-          return [waiting, await insertAcceptedEvents(deps.db.pool, [waiting.item])];
+          return [waiting, await insertAccepted(deps.db.pool, [waiting.item])];
         } catch (rowError) {
           waiting.reject(rowError);
           return undefined;

@@ -1,6 +1,6 @@
 import { enqueueContentEvents } from '@ingest/queue';
 import type { ApiDeps } from '../deps.js';
-import type { AcceptedRecord } from './event-record.js';
+import type { AcceptedRecord } from '@ingest/event-log';
 
 type Deps = Pick<ApiDeps, 'queue' | 'config' | 'logger'>;
 

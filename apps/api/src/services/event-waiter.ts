@@ -1,8 +1,6 @@
+import { EVENT_FINISHED_CHANNEL } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
 import pg from 'pg';
-
-/** The channel workers notify, with the event id, when an event that has a waiter ends. */
-export const EVENT_FINISHED_CHANNEL = 'webhook_log_finished';
 
 export interface EventWaiter {
   /**

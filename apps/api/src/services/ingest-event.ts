@@ -1,13 +1,14 @@
 import { AppError, type AcceptedEvent, type EventSchemas } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
+import { insertRejected, recordAcceptedOnce, type AcceptedRecord } from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
 import { requireScope, type Principal } from '../plugins/authentication.js';
 import type { AcceptBatcher } from './accept-batcher.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
-import { recordAccepted, recordRejected, type AcceptedRecord } from './event-record.js';
-import { claimIdempotencyKey, idempotencyKeyFrom, requestHashOf } from './idempotency.js';
+import { idempotencyKeyFrom, requestHashOf } from './idempotency.js';
+import { recordableEventName, recordablePayload } from './recordable-payload.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter' | 'metrics'> & {
   acceptBatcher: AcceptBatcher;
@@ -79,21 +80,12 @@ export async function ingestEvent(
     return { accepted: acceptedAnswer(record.id, record.event, receivedAt), replayed: false };
   }
 
-  const key = idempotency.key;
-  const outcome: { replayOf: string } | { receivedAt: Date } = await deps.db.prisma.$transaction(
-    async (tx) => {
-      const claim = await claimIdempotencyKey(deps, tx, {
-        accountId: principal.accountId,
-        key,
-        requestHash: requestHashOf({ event: envelope.event, data: payload.data }),
-        eventId: record.id,
-      });
-      if (!claim.claimed) return { replayOf: claim.eventId };
-      return { receivedAt: await recordAccepted({ prisma: tx }, record) };
-    },
-    // Requests with the same key queue up on it; give them time to get a connection.
-    { maxWait: 10_000, timeout: 15_000 },
-  );
+  // Claimed and recorded in one transaction: requests with the same key wait on it.
+  const outcome = await recordAcceptedOnce(deps.db.pool, record, {
+    key: idempotency.key,
+    requestHash: requestHashOf({ event: envelope.event, data: payload.data }),
+    ttlHours: deps.config.idempotency.ttlHours,
+  });
   if ('replayOf' in outcome) {
     return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
   }
@@ -129,18 +121,21 @@ async function reject(
   error: AppError,
 ): Promise<never> {
   const id = uuidv7();
-  await recordRejected(
-    deps,
-    {
-      id,
-      accountId: input.principal.accountId,
-      apiKeyId: input.principal.apiKeyId,
-      requestId: input.requestId,
-      eventField,
-      body: input.body,
-    },
-    error,
-  );
+  await insertRejected(deps.db.pool, {
+    id,
+    accountId: input.principal.accountId,
+    apiKeyId: input.principal.apiKeyId,
+    requestId: input.requestId,
+    event: recordableEventName(eventField),
+    payload: recordablePayload(input.body),
+    // The message and field paths may quote what was sent (an unknown field's name):
+    // cleaned like the payload, or PostgreSQL would refuse the row.
+    error: recordablePayload({
+      code: error.code,
+      message: error.message,
+      ...(error.errors ? { errors: error.errors } : {}),
+    }),
+  });
   deps.metrics.eventsRejected.inc({ code: error.code });
   deps.logger.info({ eventId: id, requestId: input.requestId, code: error.code }, 'event rejected');
   throw new AppError(error.code, error.message, {

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Tx } from './processor.js';
+import type { Tx } from './catalog.js';
 
 /**
  * The id of the category named `name` (matched trimmed and ignoring case), created on

@@ -1,23 +1,25 @@
 import { v7 as uuidv7 } from 'uuid';
+import type { EventProcessor } from './catalog.js';
 import { findOwnArticle } from './find-own-article.js';
-import type { Processor } from './processor.js';
 
-export const createHighlight: Processor<'highlight.create'> = async ({ tx, accountId, data }) => {
-  const article =
-    data.articleSlug === undefined ? null : await findOwnArticle(tx, accountId, data.articleSlug);
-  const id = uuidv7();
-  await tx.highlight.create({
-    data: {
-      id,
-      accountId,
-      articleId: article?.id ?? null,
-      title: data.title,
-      videoUrl: data.videoUrl,
-      thumbnailUrl: data.thumbnailUrl ?? null,
-      durationSeconds: data.durationSeconds ?? null,
-      description: data.description ?? null,
-      tags: data.tags ?? [],
-    },
-  });
-  return { type: 'highlight', id };
+export const highlightCreate: EventProcessor<'highlight.create'> = {
+  async apply(tx, { accountId, data }) {
+    const article =
+      data.articleSlug === undefined ? null : await findOwnArticle(tx, accountId, data.articleSlug);
+    const id = uuidv7();
+    await tx.highlight.create({
+      data: {
+        id,
+        accountId,
+        articleId: article?.id ?? null,
+        title: data.title,
+        videoUrl: data.videoUrl,
+        thumbnailUrl: data.thumbnailUrl ?? null,
+        durationSeconds: data.durationSeconds ?? null,
+        description: data.description ?? null,
+        tags: data.tags ?? [],
+      },
+    });
+    return { type: 'highlight', id };
+  },
 };

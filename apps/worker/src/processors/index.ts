@@ -1,69 +1,88 @@
-import type { EventName, EventResult } from '@ingest/contracts';
-import { createArticle, createArticlesWithSlugs } from './article-create.js';
-import { deleteArticle } from './article-delete.js';
-import { updateArticle } from './article-update.js';
-import { createHighlight } from './highlight-create.js';
-import type { Processor, ProcessorContext, Tx } from './processor.js';
+import { EVENT_NAMES, isAppError, type EventName, type EventResult } from '@ingest/contracts';
+import { articleCreate } from './article-create.js';
+import { articleDelete } from './article-delete.js';
+import { articleUpdate } from './article-update.js';
+import type { Change, ProcessorCatalog, RoutedEvent, Tx } from './catalog.js';
+import { highlightCreate } from './highlight-create.js';
 
-/** The one place an event name is routed to the code that applies it. */
-export const PROCESSORS: { [Name in EventName]: Processor<Name> } = {
-  'article.create': createArticle,
-  'article.update': updateArticle,
-  'article.delete': deleteArticle,
-  'highlight.create': createHighlight,
+export type { Change, RoutedEvent, Tx } from './catalog.js';
+export { routeEvent } from './route.js';
+
+export const PROCESSORS: ProcessorCatalog = {
+  'article.create': articleCreate,
+  'article.update': articleUpdate,
+  'article.delete': articleDelete,
+  'highlight.create': highlightCreate,
 };
 
-/** An event and what its processor needs, but the transaction. */
-export type RoutedEvent = {
-  [Name in EventName]: { event: Name; context: Omit<ProcessorContext<Name>, 'tx'> };
-}[EventName];
-
-/** One of several changes applied in one transaction failed; the transaction is unusable. */
+/** Changes applied in one transaction failed; the transaction is unusable. */
 export class ChangeFailed extends Error {
   constructor(
-    /** The position of the failed event in the list handed in. */
-    readonly index: number,
+    /** The events whose change failed: one, or every event of a statement shared by several. */
+    readonly eventIds: string[],
     readonly reason: unknown,
   ) {
-    super('one change of a shared transaction failed');
+    super('a change of a shared transaction failed');
   }
 }
 
-const applyOne = ({ event, context }: RoutedEvent, tx: Tx) =>
-  (PROCESSORS[event] as Processor<typeof event>)({ ...context, tx });
+type Grouped = { [Name in EventName]: Array<Change<Name>> };
+
+function addTo<Name extends EventName>(groups: Grouped, routed: RoutedEvent<Name>): void {
+  groups[routed.event].push(routed.change);
+}
 
 /**
- * Applies events in one transaction with as few statements as their kinds allow:
- * article.create events that name their slug (most of them) share one INSERT, the rest
- * are applied one after another. Events applied together are about different slugs (see
- * the claim), so the order among them does not matter. Throws ChangeFailed for the first
- * change that fails.
+ * Applies events that stand in different lines (so their order among them does not
+ * matter) in as few statements as their kinds allow: a kind with `applyMany` goes in one
+ * call, the others one by one. Results are keyed by event id. Throws ChangeFailed naming
+ * the event (or the events of the shared call) whose change failed.
  */
-export async function applyChanges(tx: Tx, events: RoutedEvent[]): Promise<EventResult[]> {
-  const results: EventResult[] = new Array<EventResult>(events.length);
-  const named = events.flatMap((routed, index) =>
-    routed.event === 'article.create' && routed.context.data.slug !== undefined
-      ? [{ index, context: routed.context }]
-      : [],
-  );
-  if (named.length > 0) {
-    const outcomes = await createArticlesWithSlugs(
-      tx,
-      named.map((entry) => entry.context),
-    );
-    for (const [position, { index }] of named.entries()) {
-      const outcome = outcomes[position] as EventResult | Error;
-      if (outcome instanceof Error) throw new ChangeFailed(index, outcome);
-      results[index] = outcome;
-    }
-  }
-  for (const [index, routed] of events.entries()) {
-    if (results[index] !== undefined) continue;
-    try {
-      results[index] = await applyOne(routed, tx);
-    } catch (error) {
-      throw new ChangeFailed(index, error);
-    }
-  }
+export async function applyRound(tx: Tx, events: RoutedEvent[]): Promise<Map<string, EventResult>> {
+  const groups: Grouped = {
+    'article.create': [],
+    'article.update': [],
+    'article.delete': [],
+    'highlight.create': [],
+  };
+  for (const routed of events) addTo(groups, routed);
+  const results = new Map<string, EventResult>();
+  for (const name of EVENT_NAMES) await applyGroup(tx, name, groups[name], results);
   return results;
+}
+
+async function applyGroup<Name extends EventName>(
+  tx: Tx,
+  name: Name,
+  changes: Array<Change<Name>>,
+  results: Map<string, EventResult>,
+): Promise<void> {
+  if (changes.length === 0) return;
+  const processor = PROCESSORS[name];
+  if (processor.applyMany !== undefined && changes.length > 1) {
+    let outcomes;
+    try {
+      outcomes = await processor.applyMany(tx, changes);
+    } catch (error) {
+      throw new ChangeFailed(
+        changes.map((change) => change.eventId),
+        error,
+      );
+    }
+    for (const { eventId } of changes) {
+      const outcome = outcomes.get(eventId);
+      if (outcome === undefined || isAppError(outcome)) {
+        throw new ChangeFailed([eventId], outcome ?? new Error('the change was not answered'));
+      }
+      results.set(eventId, outcome);
+    }
+    return;
+  }
+  for (const change of changes) {
+    try {
+      results.set(change.eventId, await processor.apply(tx, change));
+    } catch (error) {
+      throw new ChangeFailed([change.eventId], error);
+    }
+  }
 }

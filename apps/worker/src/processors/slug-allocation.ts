@@ -1,5 +1,5 @@
 import { slugWithSuffix } from '@ingest/domain';
-import type { Tx } from './processor.js';
+import type { Tx } from './catalog.js';
 
 const MAX_TRIES = 20;
 

@@ -1,5 +1,6 @@
 import { AppError, isEventName, type EventSearchFilters } from '@ingest/contracts';
 import { Prisma } from '@ingest/db';
+import { replayFailed, type Requeued } from '@ingest/event-log';
 import { requeueEvent } from '@ingest/queue';
 import type { ApiDeps } from '../../deps.js';
 import { searchConditions } from './event-search.js';
@@ -8,28 +9,12 @@ type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
 
 const BULK_LIMIT = 10_000;
 
-interface Replayed {
-  id: string;
-  event: string | null;
-  requestId: string;
-}
-
 /**
- * Sends failed events back to the queue under their own identity: same id, same place
- * in their slug's order, same receipt, which counts the replay. Only a `failed` event
- * can be replayed, and the status change is the guard: two operators retrying at once
- * replay it once, and an event can still be applied only once.
+ * Sends failed events back to the queue under their own identity (see replayFailed):
+ * same id, same place in their lines, same receipt, which counts the replay.
  */
-async function replay(deps: Deps, where: Prisma.Sql, limit: number): Promise<Replayed[]> {
-  const rows = await deps.db.prisma.$queryRaw<Replayed[]>`
-    UPDATE webhook_logs
-    SET status = 'queued', finished_at = NULL, result = NULL,
-        replays = replays + 1, last_replayed_at = now()
-    WHERE id IN (
-      SELECT id FROM webhook_logs WHERE status = 'failed' AND ${where}
-      ORDER BY sequence LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    )
-    RETURNING id, event, request_id AS "requestId"`;
+async function replay(deps: Deps, where: Prisma.Sql, limit: number): Promise<Requeued[]> {
+  const rows = await replayFailed(deps.db, where, limit);
   for (const row of rows) {
     if (!isEventName(row.event)) continue;
     const data = { eventId: row.id, requestId: row.requestId };

@@ -1,0 +1,42 @@
+import type { AppError, ContentLimits, EventData, EventName, EventResult } from '@ingest/contracts';
+import type { Prisma } from '@ingest/db';
+import type { Logger } from '@ingest/logger';
+
+export type Tx = Prisma.TransactionClient;
+
+/** One event's change, validated and routed: everything its processor needs but the transaction. */
+export interface Change<Name extends EventName> {
+  eventId: string;
+  accountId: string;
+  data: EventData<Name>;
+  limits: ContentLimits;
+  log: Logger;
+}
+
+/**
+ * What applies one kind of event inside the caller's transaction, which also records the
+ * event's outcome. A failure the event itself causes (not found, slug taken) is an
+ * AppError: it fails the event at once. Anything else is taken as transient and retried.
+ */
+export interface EventProcessor<Name extends EventName> {
+  apply(tx: Tx, change: Change<Name>): Promise<EventResult>;
+  /**
+   * Applies several events of this kind, about different slugs, in fewer statements.
+   * Answers every event by id: what changed, or its own AppError. Throws only when the
+   * statements failed as a whole.
+   */
+  applyMany?(tx: Tx, changes: Array<Change<Name>>): Promise<Map<string, EventResult | AppError>>;
+}
+
+/** The one place an event name is routed to the code that applies it. */
+export type ProcessorCatalog = { [Name in EventName]: EventProcessor<Name> };
+
+/**
+ * An event routed by name. Built only by routeEvent, which parses the payload with the
+ * schema of that name, so `event` and `change.data` agree; code that takes one is generic
+ * in the name, which keeps the two together without a cast.
+ */
+export interface RoutedEvent<Name extends EventName = EventName> {
+  event: Name;
+  change: Change<Name>;
+}
