@@ -2,6 +2,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// A statement that writes one of the event log's tables.
+const EVENT_LOG_WRITE =
+  '/(INSERT\\s+INTO|UPDATE|DELETE\\s+FROM)\\s+"?(webhook_logs|event_attempts|pending_order_keys|idempotency_keys)\\b/i';
+
 export default tseslint.config(
   {
     ignores: [
@@ -54,6 +58,38 @@ export default tseslint.config(
           message: 'Read configuration through @ingest/config.',
         },
       ],
+    },
+  },
+  {
+    // One owner for the event log: only packages/event-log writes these tables, so that
+    // status changes, lines and attempts always move together. Tests may seed them.
+    files: ['apps/**/*.ts', 'packages/**/*.ts'],
+    ignores: ['packages/event-log/**', '**/*.test.ts', 'packages/db/src/generated/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'TSEnumDeclaration',
+          message: 'Use an `as const` object and a union type instead of enum.',
+        },
+        {
+          selector: `:matches(TemplateElement[value.raw=${EVENT_LOG_WRITE}], Literal[value=${EVENT_LOG_WRITE}])`,
+          message: 'Write the event log through @ingest/event-log.',
+        },
+        {
+          selector:
+            'MemberExpression[object.property.name=/^(webhookLog|eventAttempt|pendingOrderKey|idempotencyKey)$/][property.name=/^(create|createMany|createManyAndReturn|update|updateMany|upsert|delete|deleteMany)$/]',
+          message: 'Write the event log through @ingest/event-log.',
+        },
+      ],
+    },
+  },
+  {
+    // The worker routes events by name through a typed catalog: a type assertion there
+    // could pair an event with another event's payload without the compiler noticing.
+    files: ['apps/worker/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/consistent-type-assertions': ['error', { assertionStyle: 'never' }],
     },
   },
   {
