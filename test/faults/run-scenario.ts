@@ -9,7 +9,7 @@ import { readLedger, waitForDrain, type LedgerSnapshot } from './ledger-queries.
 import { startLoad, type SentEvent } from './load-generator.js';
 import { checkReceipts } from './receipts-check.js';
 import type { Scenario } from './scenarios.js';
-import { planWorkload } from './workload.js';
+import { planWorkload, SPREAD_MIX } from './workload.js';
 
 export interface RunSettings {
   runTag: string;
@@ -73,6 +73,7 @@ export async function runScenario(
     slugs: settings.slugs,
     minEvents: settings.minEvents,
     maxEvents: settings.maxEvents,
+    mix: SPREAD_MIX,
     duplicateRate: 0.12,
     invalidRate: 0.03,
     apiKeys: account.apiKeys.length,

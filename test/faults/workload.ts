@@ -1,7 +1,8 @@
-// What the bot will send in one scenario: per slug, a short script of events. Choices are
-// drawn from a seeded generator so that a failing run can be replayed with --seed.
-// The plan does not predict outcomes (the replay model does); it only biases choices so
-// that every path (success, SLUG_TAKEN, ARTICLE_NOT_FOUND, re-create after delete) occurs.
+// What the bot will send in one scenario: per slug, a script of events (a few each over
+// many slugs, or many over a few hot ones). Choices are drawn from a seeded generator so
+// that a failing run can be replayed with --seed. The plan does not predict outcomes (the
+// replay model does, in the order the API recorded); it only biases choices so that every
+// path (success, SLUG_TAKEN, ARTICLE_NOT_FOUND, re-create after delete) occurs.
 
 import { seededRandom } from '../support/seeded-random.js';
 
@@ -29,11 +30,28 @@ export interface SlugScript {
   events: PlannedEvent[];
 }
 
+/**
+ * How a script picks its next event: a roll below `create` creates the article, below
+ * `delete` deletes it, below `highlight` makes a highlight about it, else it updates it.
+ * One set of bounds for when the generator expects the article to exist, one for not.
+ */
+export interface EventMix {
+  exists: { create: number; delete: number; highlight: number };
+  missing: { create: number; delete: number; highlight: number };
+}
+
+/** Short lives: created, changed a few times, often deleted, sometimes created again. */
+export const SPREAD_MIX: EventMix = {
+  exists: { create: 0.07, delete: 0.2, highlight: 0.32 },
+  missing: { create: 0.8, delete: 0.88, highlight: 0.94 },
+};
+
 export interface WorkloadOptions {
   tag: string;
   slugs: number;
   minEvents: number;
   maxEvents: number;
+  mix: EventMix;
   duplicateRate: number;
   /** Share of events sent invalid on purpose. */
   invalidRate: number;
@@ -67,6 +85,7 @@ export function planWorkload(options: WorkloadOptions): SlugScript[] {
     let exists = false; // what the generator expects; only used to bias the next choice
     for (let e = 0; e < length; e += 1) {
       const roll = random();
+      const bounds = exists ? options.mix.exists : options.mix.missing;
       let event: ContentEvent;
       let data: Record<string, unknown>;
       const invalid = chance(options.invalidRate);
@@ -74,7 +93,7 @@ export function planWorkload(options: WorkloadOptions): SlugScript[] {
         // A blank title: refused by validation, recorded as rejected, never applied.
         event = 'article.create';
         data = { slug, title: '', body: body() };
-      } else if (!exists ? roll < 0.8 : roll < 0.07) {
+      } else if (roll < bounds.create) {
         event = 'article.create';
         data = { slug, title: `${words(3)} ${slug}#${e}`, body: body() };
         if (chance(0.6)) data.excerpt = words(6);
@@ -82,11 +101,11 @@ export function planWorkload(options: WorkloadOptions): SlugScript[] {
         if (chance(0.6)) data.category = pick(CATEGORIES);
         if (chance(0.5)) data.readMinutes = 1 + Math.floor(random() * 30);
         exists = true;
-      } else if (!exists ? roll < 0.88 : roll < 0.2) {
+      } else if (roll < bounds.delete) {
         event = 'article.delete';
         data = { slug };
         exists = false;
-      } else if (!exists ? roll < 0.94 : roll < 0.32) {
+      } else if (roll < bounds.highlight) {
         event = 'highlight.create';
         data = {
           title: `highlight ${slug}#${e}`,
