@@ -1,6 +1,8 @@
-// The bot's traffic: many slugs at once, each slug's events strictly one after another
-// (the next is sent only once the previous one got its 2xx), paced so that the load
-// spans the fault instead of finishing before it.
+// The bot's traffic: many slugs at once, each slug's events in its script's order, paced
+// so that the load spans the fault instead of finishing before it. By default a slug's
+// next event is sent only once the previous one got its 2xx; with `inFlightPerSlug` above
+// 1 the bot sends the next ones without waiting, and the API's acceptance order (the
+// `sequence` it records) then decides which came first, not the script.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deliver, newCounters, type BotCounters, type Delivery } from './bot-request.js';
 import type { PlannedEvent, SlugScript } from './workload.js';
@@ -12,6 +14,9 @@ export interface SentEvent {
   /** Every event id the API answered with for this Idempotency-Key: exactly one is right. */
   ids: Set<string>;
   accepted: boolean;
+  /** When its first request left and its last answer came (Date.now()). */
+  sentAt: number;
+  answeredAt: number;
 }
 
 export interface LoadOptions {
@@ -29,6 +34,14 @@ export interface LoadOptions {
   maxLoadMs: number;
   /** ...unless fewer than this many are done: then up to a quarter longer. */
   minEvents: number;
+  /** Events of one slug in flight at once; 1: each waits for the previous one's 2xx. */
+  inFlightPerSlug: number;
+  /**
+   * Events leave in groups of this many, the groups paced to eventsPerSecond; 1: evenly.
+   * Paced evenly, a slug's next event would rarely leave before the previous one's answer,
+   * and several in flight per slug would seldom happen.
+   */
+  burst: number;
 }
 
 export interface Load {
@@ -44,7 +57,7 @@ export interface Load {
 export function startLoad(options: LoadOptions): Load {
   const counters = newCounters();
   const sent: SentEvent[] = [];
-  const queues = options.scripts.map((script) => ({ events: [...script.events], busy: false }));
+  const queues = options.scripts.map((script) => ({ events: [...script.events], inFlight: 0 }));
   const milestones: Array<{ count: number; resolve: () => void }> = [];
   const waiting = new Set<() => void>();
   const wakeAll = () => {
@@ -71,6 +84,7 @@ export function startLoad(options: LoadOptions): Load {
       data: planned.data,
     };
     const once = () => deliver(request, counters, options.retryBudgetMs);
+    const sentAt = Date.now();
     let deliveries: Delivery[];
     if (planned.duplicate === 'concurrent') deliveries = await Promise.all([once(), once()]);
     else if (planned.duplicate === 'after') {
@@ -78,7 +92,14 @@ export function startLoad(options: LoadOptions): Load {
       deliveries = first.outcome === 'accepted' ? [first, await once()] : [first];
     } else deliveries = [await once()];
     const ids = new Set(deliveries.flatMap((d) => (d.id === undefined ? [] : [d.id])));
-    return { planned, deliveries, ids, accepted: deliveries.some((d) => d.outcome === 'accepted') };
+    return {
+      planned,
+      deliveries,
+      ids,
+      accepted: deliveries.some((d) => d.outcome === 'accepted'),
+      sentAt,
+      answeredAt: Date.now(),
+    };
   }
 
   async function lane(): Promise<void> {
@@ -86,7 +107,9 @@ export function startLoad(options: LoadOptions): Load {
       const elapsed = Date.now() - started;
       if (elapsed > options.maxLoadMs * 1.25) return;
       if (elapsed > options.maxLoadMs && sent.length >= options.minEvents) return;
-      const ready = queues.filter((q) => !q.busy && q.events.length > 0);
+      const ready = queues.filter(
+        (q) => q.inFlight < options.inFlightPerSlug && q.events.length > 0,
+      );
       if (ready.length === 0) {
         if (queues.every((q) => q.events.length === 0)) return;
         await new Promise<void>((resolve) => waiting.add(resolve));
@@ -95,19 +118,23 @@ export function startLoad(options: LoadOptions): Load {
       const queue = ready[Math.floor(Math.random() * ready.length)];
       const planned = queue?.events.shift();
       if (queue === undefined || planned === undefined) continue;
-      queue.busy = true;
-      // Pacing: event n leaves no earlier than n / rate seconds after the start.
-      const due = started + (scheduled * 1_000) / options.eventsPerSecond;
+      queue.inFlight += 1;
+      // Pacing: event n leaves no earlier than n / rate seconds after the start, rounded
+      // down to its group's first event when events leave in groups.
+      const due =
+        started +
+        (Math.floor(scheduled / options.burst) * options.burst * 1_000) / options.eventsPerSecond;
       scheduled += 1;
       try {
         await sleep(Math.max(0, due - Date.now()));
         const result = await sendOne(planned);
         sent.push(result);
         // Per-slug order: a slug whose event was not accepted stops there, since what the
-        // API did with it is unknown and the next event must not overtake it.
+        // API did with it is unknown and the next event must not overtake it. Events of it
+        // already in flight go on: they were sent before the bot knew.
         if (!result.accepted && !planned.invalid) queue.events.length = 0;
       } finally {
-        queue.busy = false;
+        queue.inFlight -= 1;
         settleMilestones();
         wakeAll();
       }
@@ -136,4 +163,34 @@ export function startLoad(options: LoadOptions): Load {
       return Promise.race([byCount, byTime]);
     },
   };
+}
+
+/**
+ * How much the slugs' events overlapped: how many left while another of their slug was
+ * still unanswered, and the most of one slug in flight at once. 0 and 1 when every slug's
+ * events went one after another.
+ */
+export function overlapOf(sent: SentEvent[]): { overlapped: number; peak: number } {
+  const bySlug = new Map<string, SentEvent[]>();
+  for (const event of sent) {
+    const events = bySlug.get(event.planned.slug) ?? [];
+    events.push(event);
+    bySlug.set(event.planned.slug, events);
+  }
+  let overlapped = 0;
+  let peak = 0;
+  for (const events of bySlug.values()) {
+    for (const event of events) {
+      // Itself, and the others of its slug that had left and were not yet answered.
+      const inFlight =
+        1 +
+        events.filter(
+          (other) =>
+            other !== event && other.sentAt <= event.sentAt && other.answeredAt > event.sentAt,
+        ).length;
+      if (inFlight > 1) overlapped += 1;
+      peak = Math.max(peak, inFlight);
+    }
+  }
+  return { overlapped, peak };
 }

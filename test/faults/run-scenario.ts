@@ -6,7 +6,7 @@ import type { BotCounters } from './bot-request.js';
 import type { Cluster } from './harness.js';
 import { checkLedger, type LedgerReport } from './ledger.js';
 import { readLedger, waitForDrain, type LedgerSnapshot } from './ledger-queries.js';
-import { startLoad, type SentEvent } from './load-generator.js';
+import { overlapOf, startLoad, type SentEvent } from './load-generator.js';
 import { checkReceipts } from './receipts-check.js';
 import type { Scenario } from './scenarios.js';
 import { planWorkload, SPREAD_MIX } from './workload.js';
@@ -91,6 +91,8 @@ export async function runScenario(
     retryBudgetMs: 60_000,
     maxLoadMs: settings.maxLoadMs,
     minEvents: settings.minEventsSent,
+    inFlightPerSlug: 1,
+    burst: 1,
   });
   const progress = setInterval(
     () => log(`  ${load.sentCount()}/${total} events acknowledged`),
@@ -111,7 +113,10 @@ export async function runScenario(
     clearInterval(progress),
   );
   const loadMs = Date.now() - started;
-  log(`  load done in ${(loadMs / 1000).toFixed(1)} s; waiting for the workers`);
+  const overlap = overlapOf(sent);
+  log(
+    `  load done in ${(loadMs / 1000).toFixed(1)} s (${overlap.overlapped} events sent while another of their slug was in flight, at most ${overlap.peak} at once); waiting for the workers`,
+  );
 
   const drainStarted = Date.now();
   const unfinished = await waitForDrain(cluster.db, account.id, settings.drainTimeoutMs);
