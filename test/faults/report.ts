@@ -128,6 +128,13 @@ export function findings(results: ScenarioResult[], limit = 8): string[] {
   return lines;
 }
 
+/** The traffic of a scenario that brings its own (see Scenario.shape), as sent. */
+function traffic(result: ScenarioResult): string {
+  if (result.scenario.shape === undefined) return '';
+  const { shape, overlap } = result;
+  return `; traffic: ${result.events} events over ${shape.slugs} slugs, up to ${shape.inFlightPerSlug} of a slug in flight (${overlap.overlapped} sent while another of their slug was, at most ${overlap.peak} at once)`;
+}
+
 export interface RunInfo {
   mode: string;
   seed: number;
@@ -161,7 +168,9 @@ export async function writeResults(
     '',
     'Faults:',
     '',
-    ...results.map((result) => `- ${result.scenario.name}: ${result.scenario.fault}`),
+    ...results.map(
+      (result) => `- ${result.scenario.name}: ${result.scenario.fault}${traffic(result)}`,
+    ),
     '',
     ...(details.length === 0 ? [] : ['Findings:', '', ...details, '']),
   ].join('\n');

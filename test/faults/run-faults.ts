@@ -9,6 +9,7 @@ import { selfCheckLedger } from './ledger-self-check.js';
 import { findings, table, writeLogs, writeResults } from './report.js';
 import { passed, runScenario, type RunSettings, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
+import { SPREAD_MIX } from './workload.js';
 
 const RESULTS_PATH = fileURLToPath(new URL('./results/latest.md', import.meta.url));
 const LOGS_DIR = fileURLToPath(new URL('./results/logs/', import.meta.url));
@@ -26,9 +27,16 @@ const seed = Number(option('seed') ?? Date.now() % 1_000_000);
 const settings: RunSettings = {
   runTag: `f${Date.now().toString(36)}`,
   seed,
-  slugs: quick ? 40 : 80,
-  minEvents: quick ? 3 : 4,
-  maxEvents: quick ? 7 : 8,
+  mode: quick ? 'quick' : 'full',
+  // A scenario without a shape of its own: many slugs, a few events each, one at a time.
+  shape: {
+    slugs: quick ? 40 : 80,
+    minEvents: quick ? 3 : 4,
+    maxEvents: quick ? 7 : 8,
+    mix: SPREAD_MIX,
+    inFlightPerSlug: 1,
+    burst: 1,
+  },
   eventsPerSecond: quick ? 45 : 55,
   concurrency: 12,
   outageMs: quick ? 3_000 : 5_000,

@@ -1,6 +1,6 @@
-// One scenario from start to verdict: a fresh account and fresh slugs, the load with
-// the fault injected part-way through, a bounded wait for the workers to finish, then
-// the ledger checks.
+// One scenario from start to verdict: a fresh account and fresh slugs, the load (of the
+// scenario's own shape, or the run's) with the fault injected part-way through, a bounded
+// wait for the workers to finish, then the ledger checks.
 import { createBotAccount } from './bot-account.js';
 import type { BotCounters } from './bot-request.js';
 import type { Cluster } from './harness.js';
@@ -9,14 +9,14 @@ import { readLedger, waitForDrain, type LedgerSnapshot } from './ledger-queries.
 import { overlapOf, startLoad, type SentEvent } from './load-generator.js';
 import { checkReceipts } from './receipts-check.js';
 import type { Scenario } from './scenarios.js';
-import { planWorkload, SPREAD_MIX } from './workload.js';
+import { planWorkload, type WorkloadShape } from './workload.js';
 
 export interface RunSettings {
   runTag: string;
   seed: number;
-  slugs: number;
-  minEvents: number;
-  maxEvents: number;
+  mode: 'quick' | 'full';
+  /** The traffic of a scenario that does not bring its own shape. */
+  shape: WorkloadShape;
   eventsPerSecond: number;
   concurrency: number;
   outageMs: number;
@@ -31,6 +31,9 @@ export interface RunSettings {
 export interface ScenarioResult {
   scenario: Scenario;
   events: number;
+  shape: WorkloadShape;
+  /** How much the events of a slug were in flight together (see overlapOf). */
+  overlap: { overlapped: number; peak: number };
   counters: BotCounters;
   report: LedgerReport;
   /** Events the plan had; fewer are sent when maxLoadMs runs out first. */
@@ -68,19 +71,24 @@ export async function runScenario(
   const requeuedBefore = new Set(eventIdsIn(cluster.linesMatching(REQUEUE_LINE)));
   const tag = `${settings.runTag}-${index}`;
   const account = await createBotAccount(cluster.baseUrl, tag, 2);
+  const shape = scenario.shape?.[settings.mode] ?? settings.shape;
   const scripts = planWorkload({
     tag,
-    slugs: settings.slugs,
-    minEvents: settings.minEvents,
-    maxEvents: settings.maxEvents,
-    mix: SPREAD_MIX,
+    slugs: shape.slugs,
+    minEvents: shape.minEvents,
+    maxEvents: shape.maxEvents,
+    mix: shape.mix,
     duplicateRate: 0.12,
     invalidRate: 0.03,
     apiKeys: account.apiKeys.length,
     seed: settings.seed + index,
   });
   const total = scripts.reduce((sum, script) => sum + script.events.length, 0);
-  log(`${scenario.name}: ${total} events over ${scripts.length} slugs; fault: ${scenario.fault}`);
+  const inFlight =
+    shape.inFlightPerSlug > 1 ? `, up to ${shape.inFlightPerSlug} of a slug in flight` : '';
+  log(
+    `${scenario.name}: ${total} events over ${scripts.length} slugs${inFlight}; fault: ${scenario.fault}`,
+  );
 
   const load = startLoad({
     baseUrl: cluster.baseUrl,
@@ -91,8 +99,8 @@ export async function runScenario(
     retryBudgetMs: 60_000,
     maxLoadMs: settings.maxLoadMs,
     minEvents: settings.minEventsSent,
-    inFlightPerSlug: 1,
-    burst: 1,
+    inFlightPerSlug: shape.inFlightPerSlug,
+    burst: shape.burst,
   });
   const progress = setInterval(
     () => log(`  ${load.sentCount()}/${total} events acknowledged`),
@@ -134,6 +142,8 @@ export async function runScenario(
     scenario,
     planned: total,
     events: sent.length,
+    shape,
+    overlap,
     counters,
     report,
     unfinished,

@@ -1,8 +1,10 @@
 // The faults, one a scenario. Each is injected once the load is well under way (see
 // run-scenario.ts) and returns when the system has been given back everything it lost:
-// the checks then judge whether it recovered by itself.
+// the checks then judge whether it recovered by itself. A scenario may also bring its own
+// traffic (`shape`); the others share the run's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster } from './harness.js';
+import type { WorkloadShape } from './workload.js';
 
 export interface FaultContext {
   cluster: Cluster;
@@ -18,6 +20,8 @@ export interface Scenario {
   fault: string;
   /** Only in the full run (`--quick` leaves it out). */
   fullOnly?: boolean;
+  /** Its own traffic, by mode; without it, the run's (many slugs, a few events each). */
+  shape?: Record<'quick' | 'full', WorkloadShape>;
   inject(context: FaultContext): Promise<void>;
 }
 

@@ -46,6 +46,19 @@ export const SPREAD_MIX: EventMix = {
   missing: { create: 0.8, delete: 0.88, highlight: 0.94 },
 };
 
+/** What a scenario's traffic looks like: its slugs, their scripts, and how they are sent. */
+export interface WorkloadShape {
+  slugs: number;
+  /** Events per slug, drawn between the two. */
+  minEvents: number;
+  maxEvents: number;
+  mix: EventMix;
+  /** Events of one slug the bot has in flight at once; 1: each waits for the previous one's 2xx. */
+  inFlightPerSlug: number;
+  /** Events leave in groups of this many, the groups paced to the run's rate; 1: evenly. */
+  burst: number;
+}
+
 export interface WorkloadOptions {
   tag: string;
   slugs: number;
