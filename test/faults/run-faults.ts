@@ -99,7 +99,7 @@ async function main(): Promise<boolean> {
     results.push(result);
     const { report } = result;
     log(
-      `${scenario.name}: ${passed(result) ? 'ok' : 'FAIL'}; accepted ${report.accepted}, applied ${report.applied}, lost ${report.lost.length}, duplicated ${report.duplicated.length}, mismatches ${report.mismatches.length}, ${(result.totalMs / 1000).toFixed(1)} s`,
+      `${scenario.name}: ${passed(result) ? 'ok' : 'FAIL'}; accepted ${report.accepted}, applied ${report.applied} (${report.succeeded} succeeded, ${report.failedAsExpected} failed as the replay says), lost ${report.lost.length}, duplicated ${report.duplicated.length}, mismatches ${report.mismatches.length}, ${(result.totalMs / 1000).toFixed(1)} s`,
     );
   }
 

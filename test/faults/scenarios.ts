@@ -4,7 +4,7 @@
 // traffic (`shape`); the others share the run's.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Cluster } from './harness.js';
-import type { WorkloadShape } from './workload.js';
+import { SPREAD_MIX, type EventMix, type WorkloadShape } from './workload.js';
 
 export interface FaultContext {
   cluster: Cluster;
@@ -25,6 +25,34 @@ export interface Scenario {
   inject(context: FaultContext): Promise<void>;
 }
 
+/**
+ * Worker 2 recovers worker 1's jobs once their locks lapse. Worker 2 dies later, possibly
+ * before worker 1 is back: then no worker runs for a moment, and the jobs wait in Redis
+ * for whichever starts first.
+ */
+async function killWorkersInTurn({ cluster, log, whenProgress }: FaultContext): Promise<void> {
+  log('SIGKILL worker 1');
+  await cluster.stopWorker(0, 'SIGKILL');
+  const first = sleep(1_000).then(() => cluster.startWorker(0));
+  await whenProgress(0.65);
+  log('SIGKILL worker 2');
+  await cluster.stopWorker(1, 'SIGKILL');
+  await sleep(1_000);
+  await Promise.all([first, cluster.startWorker(1)]);
+  log('both workers running again');
+}
+
+// A few articles changed over and over (a live blog, a score being kept): once one exists,
+// nine events in ten update it; the rest delete it (the next is then most likely a create
+// again), add a highlight about it, or create its slug again (SLUG_TAKEN).
+const HOT_MIX: EventMix = {
+  exists: { create: 0.02, delete: 0.05, highlight: 0.1 },
+  missing: SPREAD_MIX.missing,
+};
+// Several events of a slug in flight at once, leaving in groups as large as the bot's 12
+// lanes: paced evenly, a slug's next event would mostly leave after the previous answer.
+const HOT = { mix: HOT_MIX, inFlightPerSlug: 4, burst: 12 };
+
 export const SCENARIOS: Scenario[] = [
   {
     name: 'baseline',
@@ -34,20 +62,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'worker-sigkill',
     fault: 'SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
-    async inject({ cluster, log, whenProgress }) {
-      // Worker 2 recovers worker 1's jobs once their locks lapse. Worker 2 dies later,
-      // possibly before worker 1 is back: then no worker runs for a moment, and the jobs
-      // wait in Redis for whichever starts first.
-      log('SIGKILL worker 1');
-      await cluster.stopWorker(0, 'SIGKILL');
-      const first = sleep(1_000).then(() => cluster.startWorker(0));
-      await whenProgress(0.65);
-      log('SIGKILL worker 2');
-      await cluster.stopWorker(1, 'SIGKILL');
-      await sleep(1_000);
-      await Promise.all([first, cluster.startWorker(1)]);
-      log('both workers running again');
-    },
+    inject: killWorkersInTurn,
   },
   {
     name: 'worker-sigstop',
@@ -111,5 +126,16 @@ export const SCENARIOS: Scenario[] = [
       await cluster.restartApi('SIGKILL');
       log('new API listening');
     },
+  },
+  {
+    // Last: on code that orders a slug's events slowly, what it leaves unfinished would
+    // otherwise slow the scenarios after it.
+    name: 'hot-slugs',
+    fault: 'SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
+    shape: {
+      quick: { ...HOT, slugs: 3, minEvents: 60, maxEvents: 60 },
+      full: { ...HOT, slugs: 4, minEvents: 100, maxEvents: 150 },
+    },
+    inject: killWorkersInTurn,
   },
 ];
