@@ -74,11 +74,16 @@ export async function createBenchDatabase(): Promise<pg.Pool> {
 /**
  * Empties what the measured paths write, so that each step starts from the same table
  * sizes. Accounts and API keys stay. Run only while no worker runs.
+ *
+ * CASCADE also empties every table whose rows reference these (any table added later
+ * that hangs off webhook_logs or articles): without it, one the bench does not name makes
+ * TRUNCATE refuse ("cannot truncate a table referenced in a foreign key constraint").
+ * It never reaches accounts or API keys: these tables reference them, not the reverse.
  */
 export async function truncateEventTables(pool: pg.Pool): Promise<void> {
   await pool.query(
     `TRUNCATE webhook_logs, event_attempts, idempotency_keys, highlights, articles, categories,
-       floor_log, floor_article`,
+       floor_log, floor_article CASCADE`,
   );
 }
 
