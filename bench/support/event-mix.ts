@@ -13,6 +13,11 @@ export interface OutgoingRequest {
   body: string;
 }
 
+/** What a load run sends: one fresh request each time `next` is called. */
+export interface RequestStream {
+  next(): OutgoingRequest;
+}
+
 export type EventMix = 'creates' | 'mixed';
 
 /**

@@ -1,5 +1,5 @@
 // Load at a fixed rate with autocannon (`overallRate`, one request per connection at a
-// time), every request a fresh event from an EventStream.
+// time), every request a fresh event from a RequestStream.
 //
 // Why groups: autocannon spreads `overallRate` over its connections as a per-second
 // budget each, all of them starting their second together, and a connection spends its
@@ -16,7 +16,7 @@
 // empty tables). Only requests sent once every instance runs are counted.
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
-import type { EventStream } from './event-mix.js';
+import type { RequestStream } from './event-mix.js';
 import { percentile, sortedSamples } from './percentiles.js';
 
 export const GROUPS = 128;
@@ -41,7 +41,7 @@ export interface LoadResult {
 
 interface RunOptions {
   url: string;
-  stream: EventStream;
+  stream: RequestStream;
   connections: number;
   /** Requests a second over all connections; 0 sends as fast as answers come back. */
   rate: number;
@@ -143,7 +143,7 @@ function summarise(
  */
 export async function runFixedRate(
   url: string,
-  stream: EventStream,
+  stream: RequestStream,
   rate: number,
   durationSeconds: number,
   connections: number,
@@ -167,7 +167,7 @@ export async function runFixedRate(
 /** `amount` requests as fast as `connections` connections get answers: queue fills. */
 export async function runAmount(
   url: string,
-  stream: EventStream,
+  stream: RequestStream,
   amount: number,
   connections: number,
 ): Promise<LoadResult & { elapsedSeconds: number }> {
