@@ -17,3 +17,10 @@ export function describeLoad(load: LoadResult): string {
     `p50 ${ms(p50)} p99 ${ms(p99)} p99.9 ${ms(p999)} ms  ${statusSummary(load.byStatus)}${errors}`
   );
 }
+
+/** A rate a second, with a decimal below 10/s: a hot slug's rate can be 0.7/s. */
+export const fineRate = (n: number) =>
+  Number.isFinite(n) ? `${n < 10 ? n.toFixed(1) : Math.round(n)}/s` : 'n/a';
+
+/** How the report and the notes name a hot-slug burst. */
+export const burstName = (slugs: number) => (slugs === 1 ? 'Hot slug ×1' : `Hot slugs ×${slugs}`);
