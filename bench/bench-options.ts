@@ -1,6 +1,6 @@
 // `pnpm bench [--soak] [--quick] [--only=capacity,latency,...] [--rate=N] [--cpu-prof]`
 
-export const PHASES = ['capacity', 'latency', 'drain', 'lag', 'footprint'] as const;
+export const PHASES = ['capacity', 'latency', 'drain', 'lag', 'hot-slugs', 'footprint'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -11,6 +11,11 @@ export interface BenchOptions {
   /** Rate for latency and footprint when this run does not measure capacity. */
   fallbackRate: number;
   plan: BenchPlan;
+}
+
+export interface HotSlugBurst {
+  slugs: number;
+  updatesPerSlug: number;
 }
 
 /** How long and how hard each phase runs. */
@@ -31,6 +36,19 @@ export interface BenchPlan {
   soakSeconds: number;
   /** Load before the soak's first sample, so that it starts from a steady state. */
   soakWarmupSeconds: number;
+  /** Bursts of article.update, round robin over `slugs` hot slugs of one account. */
+  hotSlugBursts: HotSlugBurst[];
+  /** How long after a burst's last 202 its updates may take to be applied. */
+  hotSlugDeadlineSeconds: number;
+  /** Tries of an owner's update behind another account's burst about the same slug. */
+  isolationTries: number;
+  isolationForeignEvents: number;
+  /** Longest wait, after a foreign burst, for all of it to finish before the next try. */
+  isolationSettleSeconds: number;
+  /** No new foreign try starts after this long: a service that misses every deadline ends. */
+  isolationBudgetSeconds: number;
+  /** Added to the watchdog when hot-slugs runs: its length on a service missing every deadline. */
+  hotSlugsWatchdogSeconds: number;
   /** The watchdog stops the run, cleaning up, after this long. */
   watchdogSeconds: number;
 }
@@ -52,6 +70,17 @@ const DEFAULT_PLAN: BenchPlan = {
   lagSeconds: 15,
   soakSeconds: 45,
   soakWarmupSeconds: 3,
+  hotSlugBursts: [
+    { slugs: 1, updatesPerSlug: 1_000 },
+    { slugs: 10, updatesPerSlug: 200 },
+    { slugs: 100, updatesPerSlug: 30 },
+  ],
+  hotSlugDeadlineSeconds: 30,
+  isolationTries: 20,
+  isolationForeignEvents: 1_000,
+  isolationSettleSeconds: 30,
+  isolationBudgetSeconds: 240,
+  hotSlugsWatchdogSeconds: 480,
   watchdogSeconds: 540,
 };
 
@@ -64,6 +93,15 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   drainEvents: 4_000,
   lagSeconds: 5,
   soakSeconds: 15,
+  hotSlugBursts: [
+    { slugs: 1, updatesPerSlug: 300 },
+    { slugs: 10, updatesPerSlug: 100 },
+  ],
+  hotSlugDeadlineSeconds: 15,
+  isolationTries: 5,
+  isolationSettleSeconds: 15,
+  isolationBudgetSeconds: 100,
+  hotSlugsWatchdogSeconds: 240,
 };
 
 export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof]
@@ -103,5 +141,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     plan.soakWarmupSeconds = 75;
     plan.watchdogSeconds += 400;
   }
+  if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
   return { phases, soak, quick, cpuProfile, fallbackRate, plan };
 }

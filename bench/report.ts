@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import type { CapacityResult } from './phases/capacity.js';
 import type { DrainResult } from './phases/drain.js';
 import type { FootprintResult } from './phases/footprint.js';
+import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
+import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
+import { burstName, fineRate } from './support/format.js';
+import { percentile } from './support/percentiles.js';
 import type { LagPercentiles } from './support/progress-queries.js';
 import { BENCH_DIR } from './support/paths.js';
 
@@ -14,6 +18,7 @@ export interface Figures {
   latency?: LatencyResult;
   drain?: { service1: DrainResult; service2: DrainResult; floor: DrainResult };
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
+  hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
 }
 
@@ -25,8 +30,12 @@ export interface Row {
   target: string;
 }
 
-/** The only target the issue sets; the others are compared, not judged, for now. */
+/** Targets the issues set; the other figures are compared, not judged, for now. */
 export const FOOTPRINT_GROWTH_TARGET = 1.15;
+/** One hot slug's 1,000 updates applied within this long of the last 202. */
+export const HOT_SLUG_CATCH_UP_TARGET_MS = 5_000;
+/** An owner's update behind another account's burst about its slug, p99. */
+export const ISOLATION_P99_TARGET_MS = 1_000;
 
 const perSecond = (n: number) => (Number.isFinite(n) ? `${Math.round(n)}/s` : 'n/a');
 const millis = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : 'n/a');
@@ -35,12 +44,113 @@ const ratio = (a: number, b: number) =>
   b > 0 && Number.isFinite(a / b) ? (a / b).toFixed(2) : 'n/a';
 const within = (start: number, end: number) =>
   end / start <= FOOTPRINT_GROWTH_TARGET ? 'ok' : 'OVER';
+/** As `ratio`, with two significant digits below 0.1: a hot slug may run at 0.001x. */
+const fineRatio = (a: number, b: number) =>
+  b > 0 && Number.isFinite(a / b) && a / b < 0.1 ? (a / b).toPrecision(2) : ratio(a, b);
+/** Milliseconds, as seconds from 1 s (lags behind a hot slug run to seconds); Infinity is a missed deadline. */
+const duration = (n: number, missed = '') => {
+  if (n === Infinity) return `> ${missed}`;
+  if (!Number.isFinite(n)) return 'n/a';
+  return n < 1_000 ? `${n.toFixed(1)} ms` : `${(n / 1000).toFixed(1)} s`;
+};
+const thousands = (n: number) => n.toLocaleString('en-US');
+
+function hotSlugRows(
+  add: AddRow,
+  { slugs, updatesPerSlug, hot, reference, deadlineSeconds }: HotSlugResult,
+) {
+  const name = burstName(slugs);
+  const distinct = (text: string) => `${text} distinct`;
+  add(
+    `${name} (${thousands(updatesPerSlug)} updates each): per-slug updates/s (median)`,
+    fineRate(hot.perSlugRate.median),
+    distinct(fineRate(reference.rate)),
+    fineRatio(hot.perSlugRate.median, reference.rate),
+  );
+  if (slugs > 1) {
+    add(
+      `${name}: per-slug updates/s (slowest slug)`,
+      fineRate(hot.perSlugRate.min),
+      distinct(fineRate(reference.rate)),
+      fineRatio(hot.perSlugRate.min, reference.rate),
+    );
+  }
+  const catchUp = hot.complete
+    ? duration(hot.catchUpMs)
+    : `missed: ${hot.applied}/${hot.accepted} applied in ${deadlineSeconds} s`;
+  const met = hot.complete && hot.catchUpMs <= HOT_SLUG_CATCH_UP_TARGET_MS;
+  add(
+    `${name}: catch-up after the last 202`,
+    catchUp,
+    '—',
+    '—',
+    slugs === 1 ? `≤ ${HOT_SLUG_CATCH_UP_TARGET_MS / 1000} s ${met ? 'ok' : 'OVER'}` : '—',
+  );
+  add(
+    `${name}: lag p50 / p99`,
+    `${duration(hot.lag.p50Ms)} / ${duration(hot.lag.p99Ms)}`,
+    distinct(`${duration(reference.lag.p50Ms)} / ${duration(reference.lag.p99Ms)}`),
+    ratio(hot.lag.p99Ms, reference.lag.p99Ms),
+  );
+  const { outOfOrder, failed, wrongTitle } = hot.violations;
+  const broken = outOfOrder + failed + wrongTitle;
+  add(
+    `${name}: updates out of order or failed`,
+    String(broken),
+    '—',
+    '—',
+    `0 ${broken === 0 ? 'ok' : 'BROKEN'}`,
+  );
+}
+
+function isolationRows(add: AddRow, isolation: IsolationResult) {
+  const { behindForeign: behind, alone, foreignEvents, ownerDeadlineSeconds } = isolation;
+  const after = `after ${thousands(foreignEvents)} foreign events`;
+  const shown = (l: OwnerLatency, n: number) =>
+    duration(n, `${ownerDeadlineSeconds} s (${l.missed} of ${l.tries} missed)`);
+  for (const [name, key] of [
+    ['p50', 'p50Ms'],
+    ['p99', 'p99Ms'],
+    ['max', 'maxMs'],
+  ] as const) {
+    const met = behind[key] < ISOLATION_P99_TARGET_MS ? 'ok' : 'OVER';
+    add(
+      `Isolation: owner's update ${name} ${after}`,
+      shown(behind, behind[key]),
+      `${shown(alone, alone[key])} alone`,
+      ratio(behind[key], alone[key]),
+      name === 'p99' ? `< ${ISOLATION_P99_TARGET_MS / 1000} s ${met}` : '—',
+    );
+  }
+  // A burst not finished within the settle bound counts as slower than any that was.
+  const spans = isolation.tries
+    .map((t) => (Number.isFinite(t.foreign.spanMs) ? t.foreign.spanMs : Infinity))
+    .sort((a, b) => a - b);
+  const unsettled = spans.filter((n) => n === Infinity).length;
+  add(
+    `Isolation: ${thousands(foreignEvents)} foreign events all finished (median of tries)`,
+    duration(
+      percentile(spans, 0.5),
+      `${isolation.settleSeconds} s (${unsettled} of ${spans.length} tries)`,
+    ),
+    '—',
+    '—',
+  );
+}
+
+type AddRow = (
+  figure: string,
+  service: string,
+  reference: string,
+  r: string,
+  target?: string,
+) => void;
 
 export function tableRows(figures: Figures): Row[] {
   const rows: Row[] = [];
-  const add = (figure: string, service: string, reference: string, r: string, target = '—') =>
+  const add: AddRow = (figure, service, reference, r, target = '—') =>
     rows.push({ figure, service, reference, ratio: r, target });
-  const { capacity, latency, drain, lag, footprint } = figures;
+  const { capacity, latency, drain, lag, hotSlugs, footprint } = figures;
   if (capacity) {
     const { service, floor } = capacity;
     add(
@@ -90,6 +200,10 @@ export function tableRows(figures: Figures): Row[] {
       `${millis(lag.floor.p99Ms)} floor`,
       ratio(lag.service.p99Ms, lag.floor.p99Ms),
     );
+  }
+  if (hotSlugs) {
+    for (const burst of hotSlugs.bursts) hotSlugRows(add, burst);
+    isolationRows(add, hotSlugs.isolation);
   }
   if (footprint) {
     const { start, end } = footprint;

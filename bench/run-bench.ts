@@ -10,6 +10,7 @@ import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js'
 import { measureCapacity } from './phases/capacity.js';
 import { measureDrain } from './phases/drain.js';
 import { measureFootprint } from './phases/footprint.js';
+import { measureHotSlugs } from './phases/hot-slugs.js';
 import { measureLag } from './phases/lag.js';
 import { measureLatency } from './phases/latency.js';
 import { markdownTable, tableRows, writeResults, type Figures } from './report.js';
@@ -64,6 +65,7 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
   }
   if (phases.has('drain')) figures.drain = await measureDrain(env);
   if (phases.has('lag')) figures.lag = await measureLag(env);
+  if (phases.has('hot-slugs')) figures.hotSlugs = await measureHotSlugs(env);
   if (phases.has('footprint')) {
     const half = figures.capacity ? Math.round(figures.capacity.service.rate / 2) : 0;
     figures.footprint = await measureFootprint(env, half > 0 ? half : fallback('footprint'));
