@@ -10,7 +10,16 @@ import {
 import type { Logger } from '@ingest/logger';
 import type { WorkerDeps } from './deps.js';
 import type { Waker } from './order-wake.js';
-import { applyRound, ChangeFailed, routeEvent, type RoutedEvent } from './processors/index.js';
+import {
+  applyRound,
+  categoriesNamedBy,
+  ChangeFailed,
+  createCategoryResolver,
+  routeEvent,
+  type ApplyScope,
+  type CategoryResolver,
+  type RoutedEvent,
+} from './processors/index.js';
 
 /** An event claimed by this run (its attempt open) and routed: first in its lines. */
 export interface ClaimedHead {
@@ -81,30 +90,29 @@ export function createApplyBatcher(
   deps: Pick<WorkerDeps, 'db' | 'config' | 'schemas' | 'logger'>,
   waker: Waker,
 ): ApplyBatcher {
+  const context = { ...deps, waker, categories: createCategoryResolver() };
   const group = createGroupCommit<ClaimedHead, Applied | undefined>({
     // Leave the rest of the pool to claims and failure records.
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_HEADS_PER_TRANSACTION,
-    write: (batch) => applyBatch(deps, waker, batch, new Map()),
+    write: (batch) => applyBatch(context, batch, new Map()),
   });
   return { apply: (head) => group.submit(head) };
 }
 
-type Deps = Parameters<typeof createApplyBatcher>[0];
+type Context = Parameters<typeof createApplyBatcher>[0] & {
+  waker: Waker;
+  categories: CategoryResolver;
+};
 
-async function applyBatch(
-  deps: Deps,
-  waker: Waker,
-  batch: Waiting[],
-  caps: RunCaps,
-): Promise<void> {
+async function applyBatch(context: Context, batch: Waiting[], caps: RunCaps): Promise<void> {
   try {
     const applied = await applyTogether(
-      deps,
+      context,
       batch.map((waiting) => waiting.item),
       caps,
     );
-    waker.wake(
+    context.waker.wake(
       [...applied.keys()].flatMap((id) => linesOf(rowOf(batch, id))),
       [...applied.values()].flatMap(({ followers }) => followers.map(({ row }) => jobOf(row))),
     );
@@ -122,7 +130,7 @@ async function applyBatch(
       return;
     }
     if (error instanceof BatchFailed && error.heads.size === 0 && error.cuts.size > 0) {
-      await applyBatch(deps, waker, batch, new Map([...caps, ...error.cuts]));
+      await applyBatch(context, batch, new Map([...caps, ...error.cuts]));
       return;
     }
     if (batch.length === 1) {
@@ -134,10 +142,10 @@ async function applyBatch(
     // statements failed (a deadlock with another transaction, say): one by one.
     const failed = error instanceof BatchFailed && error.heads.size > 0 ? error.heads : undefined;
     const alone = failed ? batch.filter((waiting) => failed.has(waiting.item.row.id)) : batch;
-    for (const waiting of alone) await applyBatch(deps, waker, [waiting], merged);
+    for (const waiting of alone) await applyBatch(context, [waiting], merged);
     if (failed) {
       const rest = batch.filter((waiting) => !failed.has(waiting.item.row.id));
-      if (rest.length > 0) await applyBatch(deps, waker, rest, merged);
+      if (rest.length > 0) await applyBatch(context, rest, merged);
     }
   }
 }
@@ -148,13 +156,13 @@ interface Plan {
 }
 
 async function applyTogether(
-  deps: Deps,
+  context: Context,
   heads: ClaimedHead[],
   caps: RunCaps,
 ): Promise<Map<string, Applied>> {
   const unique = [...new Map(heads.map((head) => [head.row.id, head])).values()];
   const share = Math.floor((MAX_EVENTS_PER_TRANSACTION - unique.length) / unique.length);
-  return deps.db.prisma.$transaction(
+  return context.db.prisma.$transaction(
     async (tx) => {
       const runs = await lockHeadsAndRuns(
         tx,
@@ -166,9 +174,17 @@ async function applyTogether(
       // Heads another run finished meanwhile are left out: nothing to change for them.
       const plans = unique.flatMap((head): Plan[] => {
         const run = runs.get(head.row.id);
-        return run === undefined ? [] : [{ head, followers: routeRun(deps, head, run) }];
+        return run === undefined ? [] : [{ head, followers: routeRun(context, head, run) }];
       });
-      const results = await applyInRounds(tx, plans);
+      const events = plans.flatMap(({ head, followers }) => [
+        head.routed,
+        ...followers.map(({ routed }) => routed),
+      ]);
+      const scope: ApplyScope = {
+        tx,
+        categories: await context.categories.resolve(tx, events.flatMap(categoriesNamedBy)),
+      };
+      const results = await applyInRounds(scope, plans);
       await recordApplied(tx, [
         ...plans.map(({ head }) => appliedEvent(head.row, head.attempt, results)),
         ...plans.flatMap(({ followers }) =>
@@ -197,7 +213,7 @@ async function applyTogether(
  * The followers that can be applied: the run up to the first that no longer validates,
  * which stays queued and so becomes the next head, failing as it would alone.
  */
-function routeRun(deps: Deps, head: ClaimedHead, run: EventRow[]): Plan['followers'] {
+function routeRun(deps: Context, head: ClaimedHead, run: EventRow[]): Plan['followers'] {
   const followers: Plan['followers'] = [];
   for (const row of run) {
     const log = deps.logger.child({
@@ -215,10 +231,7 @@ function routeRun(deps: Deps, head: ClaimedHead, run: EventRow[]): Plan['followe
   return followers;
 }
 
-async function applyInRounds(
-  tx: Parameters<typeof lockHeadsAndRuns>[0],
-  plans: Plan[],
-): Promise<Map<string, EventResult>> {
+async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<string, EventResult>> {
   const results = new Map<string, EventResult>();
   const rounds = Math.max(0, ...plans.map((plan) => plan.followers.length)) + 1;
   for (let round = 0; round < rounds; round += 1) {
@@ -227,7 +240,7 @@ async function applyInRounds(
       return routed === undefined ? [] : [routed];
     });
     try {
-      for (const [id, result] of await applyRound(tx, events)) results.set(id, result);
+      for (const [id, result] of await applyRound(scope, events)) results.set(id, result);
     } catch (error) {
       if (error instanceof ChangeFailed) throw failureOf(error, plans);
       throw error;

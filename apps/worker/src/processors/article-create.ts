@@ -2,13 +2,12 @@ import { AppError, type EventResult } from '@ingest/contracts';
 import { readingMinutes, slugFromTitle } from '@ingest/domain';
 import { v7 as uuidv7 } from 'uuid';
 import { insertArticles, type ArticleRow } from './article-rows.js';
-import type { Change, EventProcessor, Tx } from './catalog.js';
-import { categoryIdFor } from './categories.js';
+import { oneByMany, type ApplyScope, type Change, type EventProcessor } from './catalog.js';
 import { insertWithFreeSlug } from './slug-allocation.js';
 
 type Create = Change<'article.create'>;
 
-async function articleRow(tx: Tx, change: Create, slug: string): Promise<ArticleRow> {
+function articleRow({ categories }: ApplyScope, change: Create, slug: string): ArticleRow {
   const { accountId, data, limits } = change;
   return {
     id: uuidv7(),
@@ -18,15 +17,16 @@ async function articleRow(tx: Tx, change: Create, slug: string): Promise<Article
     excerpt: data.excerpt ?? null,
     body: data.body,
     cover: data.cover ?? null,
-    categoryId: data.category === undefined ? null : await categoryIdFor(tx, data.category),
+    categoryId: data.category === undefined ? null : categories.idOf(data.category),
     readMinutes: data.readMinutes ?? readingMinutes(data.body, limits.readMinutesMax),
     readMinutesComputed: data.readMinutes === undefined,
   };
 }
 
 /** Without a slug: the first free one of the title's slug, -2, -3, ... */
-async function createWithDerivedSlug(tx: Tx, change: Create): Promise<EventResult> {
-  const row = await articleRow(tx, change, '');
+async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise<EventResult> {
+  const { tx } = scope;
+  const row = articleRow(scope, change, '');
   const slug = await insertWithFreeSlug(tx, slugFromTitle(change.data.title), async (candidate) =>
     (await insertArticles(tx, [{ ...row, slug: candidate }])).has(row.id),
   );
@@ -38,14 +38,14 @@ async function createWithDerivedSlug(tx: Tx, change: Create): Promise<EventResul
  * its slug is taken; one taken slug does not disturb the others.
  */
 async function createWithNamedSlugs(
-  tx: Tx,
+  scope: ApplyScope,
   changes: Create[],
 ): Promise<Map<string, EventResult | AppError>> {
   const rows = new Map<string, ArticleRow>();
   for (const change of changes) {
-    rows.set(change.eventId, await articleRow(tx, change, change.data.slug ?? ''));
+    rows.set(change.eventId, articleRow(scope, change, change.data.slug ?? ''));
   }
-  const inserted = await insertArticles(tx, [...rows.values()]);
+  const inserted = await insertArticles(scope.tx, [...rows.values()]);
   return new Map(
     [...rows].map(([eventId, row]) => [
       eventId,
@@ -56,23 +56,25 @@ async function createWithNamedSlugs(
   );
 }
 
-export const articleCreate: EventProcessor<'article.create'> = {
-  async apply(tx, change) {
-    if (change.data.slug === undefined) return createWithDerivedSlug(tx, change);
-    const outcome = (await createWithNamedSlugs(tx, [change])).get(change.eventId);
-    if (outcome === undefined) throw new Error('the create was not answered');
-    if (outcome instanceof AppError) throw outcome;
-    return outcome;
-  },
-  // Most creates name their slug: those share one INSERT; the others allocate one by one.
-  async applyMany(tx, changes) {
-    const named = changes.filter((change) => change.data.slug !== undefined);
-    const outcomes = named.length > 0 ? await createWithNamedSlugs(tx, named) : new Map();
-    for (const change of changes) {
-      if (change.data.slug === undefined) {
-        outcomes.set(change.eventId, await createWithDerivedSlug(tx, change));
-      }
+/** Creates: those that name their slug share one INSERT; the others allocate one by one. */
+async function createMany(
+  scope: ApplyScope,
+  changes: Create[],
+): Promise<Map<string, EventResult | AppError>> {
+  const named = changes.filter((change) => change.data.slug !== undefined);
+  const outcomes =
+    named.length > 0
+      ? await createWithNamedSlugs(scope, named)
+      : new Map<string, EventResult | AppError>();
+  for (const change of changes) {
+    if (change.data.slug === undefined) {
+      outcomes.set(change.eventId, await createWithDerivedSlug(scope, change));
     }
-    return outcomes;
-  },
+  }
+  return outcomes;
+}
+
+export const articleCreate: EventProcessor<'article.create'> = {
+  apply: oneByMany(createMany),
+  applyMany: createMany,
 };

@@ -1,8 +1,22 @@
-import type { AppError, ContentLimits, EventData, EventName, EventResult } from '@ingest/contracts';
+import {
+  isAppError,
+  type AppError,
+  type ContentLimits,
+  type EventData,
+  type EventName,
+  type EventResult,
+} from '@ingest/contracts';
 import type { Prisma } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
+import type { CategoryIds } from './categories.js';
 
 export type Tx = Prisma.TransactionClient;
+
+/** What a processor works in: the transaction, and the categories resolved for it. */
+export interface ApplyScope {
+  tx: Tx;
+  categories: CategoryIds;
+}
 
 /** One event's change, validated and routed: everything its processor needs but the transaction. */
 export interface Change<Name extends EventName> {
@@ -19,13 +33,16 @@ export interface Change<Name extends EventName> {
  * AppError: it fails the event at once. Anything else is taken as transient and retried.
  */
 export interface EventProcessor<Name extends EventName> {
-  apply(tx: Tx, change: Change<Name>): Promise<EventResult>;
+  apply(scope: ApplyScope, change: Change<Name>): Promise<EventResult>;
   /**
    * Applies several events of this kind, about different slugs, in fewer statements.
    * Answers every event by id: what changed, or its own AppError. Throws only when the
    * statements failed as a whole.
    */
-  applyMany?(tx: Tx, changes: Array<Change<Name>>): Promise<Map<string, EventResult | AppError>>;
+  applyMany?(
+    scope: ApplyScope,
+    changes: Array<Change<Name>>,
+  ): Promise<Map<string, EventResult | AppError>>;
 }
 
 /** The one place an event name is routed to the code that applies it. */
@@ -39,4 +56,18 @@ export type ProcessorCatalog = { [Name in EventName]: EventProcessor<Name> };
 export interface RoutedEvent<Name extends EventName = EventName> {
   event: Name;
   change: Change<Name>;
+}
+
+type ApplyMany<Name extends EventName> = NonNullable<EventProcessor<Name>['applyMany']>;
+
+/** `apply` of a processor whose `applyMany` does the work: one event is a batch of one. */
+export function oneByMany<Name extends EventName>(
+  applyMany: ApplyMany<Name>,
+): EventProcessor<Name>['apply'] {
+  return async (scope, change) => {
+    const outcome = (await applyMany(scope, [change])).get(change.eventId);
+    if (outcome === undefined) throw new Error(`event ${change.eventId} was not answered`);
+    if (isAppError(outcome)) throw outcome;
+    return outcome;
+  };
 }

@@ -1,54 +1,104 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Tx } from './catalog.js';
 
+/** Category ids by name (matched trimmed and ignoring case), for one transaction. */
+export interface CategoryIds {
+  /** The id of a category named among those resolved for this transaction. */
+  idOf(name: string): string;
+}
+
+export interface CategoryResolver {
+  /**
+   * Finds the categories named, creating those that do not exist yet with the casing
+   * given, in one statement, before a transaction applies its changes.
+   */
+  resolve(tx: Tx, names: Iterable<string>): Promise<CategoryIds>;
+}
+
+const keyOf = (name: string) => name.trim().toLowerCase();
+
+/** Ids the cache keeps at most; past that it starts again (categories are few in practice). */
+const MAX_REMEMBERED = 10_000;
+
 /**
- * The id of the category named `name` (matched trimmed and ignoring case), created on
- * first use with the casing given. Lock-free once the category exists: an upsert with
- * `DO UPDATE` would lock the category row until commit, serialising every worker that
- * files an article under the same category. When two create it at once, the loser's
- * `DO NOTHING` waits for the winner's commit, and the lookup after it finds the row.
+ * Categories are created on first use, lock-free once they exist: an upsert with
+ * `DO UPDATE` would lock the category row until commit, serialising every transaction
+ * that files an article under it. A transaction resolves all the categories its events
+ * name at once and in one order (by name key): resolved one by one, as events came, two
+ * transactions each creating two new categories in the other order waited for each other
+ * (a deadlock, one second until PostgreSQL broke it; seen at the start of every drain).
+ * When two create one at once, the second's `DO NOTHING` waits for the first's commit.
+ *
+ * Ids seen committed are remembered (categories are never deleted, so such an id stays
+ * valid) and cost no statement afterwards. One this transaction created is not: it would
+ * vanish if the transaction rolled back.
  */
-export async function categoryIdFor(tx: Tx, name: string): Promise<string> {
-  const displayName = name.trim();
-  const nameKey = displayName.toLowerCase();
-  const known = committedCategories.get(nameKey);
-  if (known !== undefined) return known;
-  const rows = await tx.$queryRaw<Array<{ id: string; committed: boolean }>>`
-    WITH found AS (
-      -- A row this transaction created (an earlier event of the same batch) is found
-      -- too, but is not committed yet: it would vanish if the transaction rolled back.
-      SELECT id, (xmin = pg_current_xact_id_if_assigned()::xid) IS NOT TRUE AS committed
-      FROM categories WHERE name_key = ${nameKey}
+export function createCategoryResolver(): CategoryResolver {
+  const committed = new Map<string, string>();
+  return {
+    async resolve(tx, names) {
+      const ids = new Map<string, string>();
+      const missing = new Map<string, string>(); // key -> name as first given
+      for (const name of names) {
+        const key = keyOf(name);
+        const known = committed.get(key);
+        if (known !== undefined) ids.set(key, known);
+        else if (!missing.has(key)) missing.set(key, name.trim());
+      }
+      if (missing.size > 0) {
+        for (const { key, id, isCommitted } of await findOrCreate(tx, missing)) {
+          ids.set(key, id);
+          if (!isCommitted) continue;
+          if (committed.size >= MAX_REMEMBERED) committed.clear();
+          committed.set(key, id);
+        }
+      }
+      return {
+        idOf(name) {
+          const id = ids.get(keyOf(name));
+          if (id === undefined) throw new Error(`category "${name}" was not resolved`);
+          return id;
+        },
+      };
+    },
+  };
+}
+
+type Found = { key: string; id: string; isCommitted: boolean };
+
+async function findOrCreate(tx: Tx, missing: Map<string, string>): Promise<Found[]> {
+  const wanted = [...missing].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const keys = wanted.map(([key]) => key);
+  const rows = await tx.$queryRaw<Found[]>`
+    WITH wanted AS (
+      SELECT * FROM unnest(${keys}::text[], ${wanted.map(([, name]) => name)}::text[],
+                           ${wanted.map(() => uuidv7())}::uuid[]) AS w(name_key, name, id)
+    ),
+    found AS (
+      -- A row this transaction created (an earlier batch of the same transaction) is
+      -- found too, but is not committed yet.
+      SELECT c.name_key, c.id,
+             (c.xmin = pg_current_xact_id_if_assigned()::xid) IS NOT TRUE AS committed
+      FROM categories c JOIN wanted w ON w.name_key = c.name_key
     ),
     created AS (
       INSERT INTO categories (id, name, name_key)
-      SELECT ${uuidv7()}::uuid, ${displayName}, ${nameKey}
-      WHERE NOT EXISTS (SELECT 1 FROM found)
+      SELECT w.id, w.name, w.name_key FROM wanted w
+      WHERE NOT EXISTS (SELECT 1 FROM found f WHERE f.name_key = w.name_key)
+      ORDER BY w.name_key
       ON CONFLICT (name_key) DO NOTHING
-      RETURNING id
+      RETURNING name_key, id
     )
-    SELECT id, committed FROM found UNION ALL SELECT id, FALSE FROM created`;
-  const row =
-    rows[0] ??
-    (
-      await tx.$queryRaw<Array<{ id: string; committed: boolean }>>`
-        SELECT id, TRUE AS committed FROM categories WHERE name_key = ${nameKey}`
-    )[0];
-  if (row === undefined) throw new Error(`category "${displayName}" could not be found or created`);
-  // Only a row another transaction committed is remembered: one created here would
-  // vanish if this transaction rolled back.
-  if (row.committed) remember(nameKey, row.id);
-  return row.id;
-}
-
-/**
- * Ids of categories known to exist, by name key. Categories are never deleted, so an id
- * once seen committed stays valid; this spares a statement in most article writes.
- */
-const committedCategories = new Map<string, string>();
-const MAX_REMEMBERED = 10_000;
-
-function remember(nameKey: string, id: string): void {
-  if (committedCategories.size >= MAX_REMEMBERED) committedCategories.clear();
-  committedCategories.set(nameKey, id);
+    SELECT name_key AS key, id, committed AS "isCommitted" FROM found
+    UNION ALL SELECT name_key, id, FALSE FROM created`;
+  // A key neither found nor created was created by another transaction that committed
+  // after this statement began: its row is there now.
+  const answered = new Set(rows.map((row) => row.key));
+  const late = keys.filter((key) => !answered.has(key));
+  if (late.length === 0) return rows;
+  const more = await tx.$queryRaw<Found[]>`
+    SELECT name_key AS key, id, TRUE AS "isCommitted" FROM categories
+    WHERE name_key = ANY(${late}::text[])`;
+  if (more.length !== late.length) throw new Error('a category could not be found or created');
+  return [...rows, ...more];
 }

@@ -3,7 +3,7 @@ import type { EventProcessor } from './catalog.js';
 import { findOwnArticle } from './find-own-article.js';
 
 export const highlightCreate: EventProcessor<'highlight.create'> = {
-  async apply(tx, { accountId, data }) {
+  async apply({ tx }, { accountId, data }) {
     const article =
       data.articleSlug === undefined ? null : await findOwnArticle(tx, accountId, data.articleSlug);
     const id = uuidv7();

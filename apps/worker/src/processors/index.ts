@@ -2,10 +2,11 @@ import { EVENT_NAMES, isAppError, type EventName, type EventResult } from '@inge
 import { articleCreate } from './article-create.js';
 import { articleDelete } from './article-delete.js';
 import { articleUpdate } from './article-update.js';
-import type { Change, ProcessorCatalog, RoutedEvent, Tx } from './catalog.js';
+import type { ApplyScope, Change, ProcessorCatalog, RoutedEvent } from './catalog.js';
 import { highlightCreate } from './highlight-create.js';
 
-export type { Change, RoutedEvent, Tx } from './catalog.js';
+export type { ApplyScope, Change, RoutedEvent, Tx } from './catalog.js';
+export { createCategoryResolver, type CategoryResolver } from './categories.js';
 export { routeEvent } from './route.js';
 
 export const PROCESSORS: ProcessorCatalog = {
@@ -38,7 +39,10 @@ function addTo<Name extends EventName>(groups: Grouped, routed: RoutedEvent<Name
  * call, the others one by one. Results are keyed by event id. Throws ChangeFailed naming
  * the event (or the events of the shared call) whose change failed.
  */
-export async function applyRound(tx: Tx, events: RoutedEvent[]): Promise<Map<string, EventResult>> {
+export async function applyRound(
+  scope: ApplyScope,
+  events: RoutedEvent[],
+): Promise<Map<string, EventResult>> {
   const groups: Grouped = {
     'article.create': [],
     'article.update': [],
@@ -47,12 +51,12 @@ export async function applyRound(tx: Tx, events: RoutedEvent[]): Promise<Map<str
   };
   for (const routed of events) addTo(groups, routed);
   const results = new Map<string, EventResult>();
-  for (const name of EVENT_NAMES) await applyGroup(tx, name, groups[name], results);
+  for (const name of EVENT_NAMES) await applyGroup(scope, name, groups[name], results);
   return results;
 }
 
 async function applyGroup<Name extends EventName>(
-  tx: Tx,
+  scope: ApplyScope,
   name: Name,
   changes: Array<Change<Name>>,
   results: Map<string, EventResult>,
@@ -62,7 +66,7 @@ async function applyGroup<Name extends EventName>(
   if (processor.applyMany !== undefined && changes.length > 1) {
     let outcomes;
     try {
-      outcomes = await processor.applyMany(tx, changes);
+      outcomes = await processor.applyMany(scope, changes);
     } catch (error) {
       throw new ChangeFailed(
         changes.map((change) => change.eventId),
@@ -80,9 +84,13 @@ async function applyGroup<Name extends EventName>(
   }
   for (const change of changes) {
     try {
-      results.set(change.eventId, await processor.apply(tx, change));
+      results.set(change.eventId, await processor.apply(scope, change));
     } catch (error) {
       throw new ChangeFailed([change.eventId], error);
     }
   }
 }
+
+/** The categories a change names (creates and updates may), to resolve them all at once. */
+export const categoriesNamedBy = ({ change: { data } }: RoutedEvent): string[] =>
+  'category' in data && typeof data.category === 'string' ? [data.category] : [];
