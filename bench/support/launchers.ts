@@ -11,7 +11,7 @@ import { waitUntilReady, type BenchProcess, type ProcessGroup } from './processe
 export const PROFILE_DIR = join(BENCH_DIR, 'results/profiles');
 /** The service's own defaults (README, "Configuration"), stated so the report can say them. */
 export const POOL_SIZE = 10;
-export const WORKER_CONCURRENCY = 64;
+export const WORKER_CONCURRENCY = 256;
 export const FLOOR_WORKER_CONCURRENCY = 32;
 export const SERVICE_REDIS_PREFIX = 'bench-svc';
 

@@ -3,7 +3,7 @@ import { envInteger } from './env-fields.js';
 import { SharedEnvSchema, sharedSettings } from './shared-env.js';
 
 const WorkerEnvSchema = SharedEnvSchema.extend({
-  WORKER_CONCURRENCY: envInteger(64, { min: 1, max: 1_000 }),
+  WORKER_CONCURRENCY: envInteger(256, { min: 1, max: 1_000 }),
   /** How often the outbox reconciler looks for recorded events that never reached Redis. */
   RECONCILE_INTERVAL_MS: envInteger(5_000, { min: 100 }),
   /** How old a queued event must be before the reconciler checks on it. */
