@@ -16,6 +16,7 @@ import {
   ChangeFailed,
   createCategoryResolver,
   routeEvent,
+  stepsOf,
   type ApplyScope,
   type CategoryResolver,
   type RoutedEvent,
@@ -233,14 +234,17 @@ function routeRun(deps: Context, head: ClaimedHead, run: EventRow[]): Plan['foll
 
 async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<string, EventResult>> {
   const results = new Map<string, EventResult>();
-  const rounds = Math.max(0, ...plans.map((plan) => plan.followers.length)) + 1;
+  const lines = plans.map(({ head, followers }) =>
+    stepsOf([head.routed, ...followers.map(({ routed }) => routed)]),
+  );
+  const rounds = Math.max(0, ...lines.map((steps) => steps.length));
   for (let round = 0; round < rounds; round += 1) {
-    const events = plans.flatMap(({ head, followers }) => {
-      const routed = round === 0 ? head.routed : followers[round - 1]?.routed;
-      return routed === undefined ? [] : [routed];
+    const steps = lines.flatMap((line) => {
+      const step = line[round];
+      return step === undefined ? [] : [step];
     });
     try {
-      for (const [id, result] of await applyRound(scope, events)) results.set(id, result);
+      for (const [id, result] of await applyRound(scope, steps)) results.set(id, result);
     } catch (error) {
       if (error instanceof ChangeFailed) throw failureOf(error, plans);
       throw error;

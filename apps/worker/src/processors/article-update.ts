@@ -113,7 +113,33 @@ async function updateMany(
   return outcomes;
 }
 
+/**
+ * Consecutive updates of one article (a busy slug's run): read once, each applied in
+ * order to the state the one before left, written once. Renames never come here: a
+ * rename stands in two lines, so it is never part of a run.
+ */
+async function updateRun(
+  scope: ApplyScope,
+  changes: Update[],
+): Promise<Map<string, EventResult | AppError>> {
+  const [first] = changes;
+  if (first === undefined) return new Map();
+  const wanted = { accountId: first.accountId, slug: first.data.slug };
+  const article = ownEntryOf(await readOwnArticles(scope.tx, [wanted]), wanted);
+  if (article === undefined) return new Map([[first.eventId, notFound(first.data.slug)]]);
+  const outcomes = new Map<string, EventResult | AppError>();
+  let state = { ...article, bodyChanged: false };
+  for (const change of changes) {
+    const next = updatedRow(scope, state, change);
+    state = { ...next, bodyChanged: state.bodyChanged || next.bodyChanged };
+    outcomes.set(change.eventId, { type: 'article', id: state.id, slug: state.slug });
+  }
+  await updateArticles(scope.tx, [state]);
+  return outcomes;
+}
+
 export const articleUpdate: EventProcessor<'article.update'> = {
   apply: oneByMany(updateMany),
   applyMany: updateMany,
+  applyRun: updateRun,
 };

@@ -43,6 +43,15 @@ export interface EventProcessor<Name extends EventName> {
     scope: ApplyScope,
     changes: Array<Change<Name>>,
   ): Promise<Map<string, EventResult | AppError>>;
+  /**
+   * Applies consecutive events of one line (one account's slug), in line order, each
+   * seeing the ones before it, in fewer statements than one by one. Answers events by id,
+   * in order, up to and including the first that fails with its own AppError.
+   */
+  applyRun?(
+    scope: ApplyScope,
+    changes: Array<Change<Name>>,
+  ): Promise<Map<string, EventResult | AppError>>;
 }
 
 /** The one place an event name is routed to the code that applies it. */

@@ -1,4 +1,10 @@
-import { EVENT_NAMES, isAppError, type EventName, type EventResult } from '@ingest/contracts';
+import {
+  EVENT_NAMES,
+  isAppError,
+  type AppError,
+  type EventName,
+  type EventResult,
+} from '@ingest/contracts';
 import { articleCreate } from './article-create.js';
 import { articleDelete } from './article-delete.js';
 import { articleUpdate } from './article-update.js';
@@ -27,6 +33,24 @@ export class ChangeFailed extends Error {
   }
 }
 
+/**
+ * Events of one line applied together, in line order: one event, or consecutive events of
+ * a kind whose processor has `applyRun` (a busy slug's updates).
+ */
+export type Step = RoutedEvent[];
+
+/** A line's events, in line order, as steps. */
+export function stepsOf(events: RoutedEvent[]): Step[] {
+  const steps: Step[] = [];
+  for (const routed of events) {
+    const step = steps.at(-1);
+    if (step?.at(-1)?.event === routed.event && PROCESSORS[routed.event].applyRun) {
+      step.push(routed);
+    } else steps.push([routed]);
+  }
+  return steps;
+}
+
 type Grouped = { [Name in EventName]: Array<Change<Name>> };
 
 function addTo<Name extends EventName>(groups: Grouped, routed: RoutedEvent<Name>): void {
@@ -34,14 +58,15 @@ function addTo<Name extends EventName>(groups: Grouped, routed: RoutedEvent<Name
 }
 
 /**
- * Applies events that stand in different lines (so their order among them does not
- * matter) in as few statements as their kinds allow: a kind with `applyMany` goes in one
- * call, the others one by one. Results are keyed by event id. Throws ChangeFailed naming
- * the event (or the events of the shared call) whose change failed.
+ * Applies one step of each of several lines (so their order among them does not matter)
+ * in as few statements as their kinds allow: single events of a kind with `applyMany` in
+ * one call, other single events one by one, each longer step in one `applyRun`. Results
+ * are keyed by event id. Throws ChangeFailed naming the event (or the events of a shared
+ * call) whose change failed.
  */
 export async function applyRound(
   scope: ApplyScope,
-  events: RoutedEvent[],
+  steps: Step[],
 ): Promise<Map<string, EventResult>> {
   const groups: Grouped = {
     'article.create': [],
@@ -49,10 +74,42 @@ export async function applyRound(
     'article.delete': [],
     'highlight.create': [],
   };
-  for (const routed of events) addTo(groups, routed);
   const results = new Map<string, EventResult>();
+  for (const step of steps) {
+    const [first] = step;
+    if (first === undefined) continue;
+    if (step.length === 1) addTo(groups, first);
+    else {
+      await applyRun(
+        scope,
+        first.event,
+        step.map(({ change }) => change),
+        results,
+      );
+    }
+  }
   for (const name of EVENT_NAMES) await applyGroup(scope, name, groups[name], results);
   return results;
+}
+
+async function applyRun<Name extends EventName>(
+  scope: ApplyScope,
+  name: Name,
+  changes: Array<Change<Name>>,
+  results: Map<string, EventResult>,
+): Promise<void> {
+  const processor = PROCESSORS[name];
+  if (processor.applyRun === undefined) throw new Error(`${name} has no applyRun`);
+  let outcomes;
+  try {
+    outcomes = await processor.applyRun(scope, changes);
+  } catch (error) {
+    throw new ChangeFailed(
+      changes.map((change) => change.eventId),
+      error,
+    );
+  }
+  keepOutcomes(changes, outcomes, results);
 }
 
 async function applyGroup<Name extends EventName>(
@@ -73,13 +130,7 @@ async function applyGroup<Name extends EventName>(
         error,
       );
     }
-    for (const { eventId } of changes) {
-      const outcome = outcomes.get(eventId);
-      if (outcome === undefined || isAppError(outcome)) {
-        throw new ChangeFailed([eventId], outcome ?? new Error('the change was not answered'));
-      }
-      results.set(eventId, outcome);
-    }
+    keepOutcomes(changes, outcomes, results);
     return;
   }
   for (const change of changes) {
@@ -88,6 +139,21 @@ async function applyGroup<Name extends EventName>(
     } catch (error) {
       throw new ChangeFailed([change.eventId], error);
     }
+  }
+}
+
+/** Each change's outcome into `results`, in order; ChangeFailed at the first without one. */
+function keepOutcomes(
+  changes: Array<{ eventId: string }>,
+  outcomes: Map<string, EventResult | AppError>,
+  results: Map<string, EventResult>,
+): void {
+  for (const { eventId } of changes) {
+    const outcome = outcomes.get(eventId);
+    if (outcome === undefined || isAppError(outcome)) {
+      throw new ChangeFailed([eventId], outcome ?? new Error('the change was not answered'));
+    }
+    results.set(eventId, outcome);
   }
 }
 
