@@ -161,7 +161,11 @@ async function applyTogether(
   heads: ClaimedHead[],
   caps: RunCaps,
 ): Promise<Map<string, Applied>> {
-  const unique = [...new Map(heads.map((head) => [head.row.id, head])).values()];
+  // A second run of an event in the batch (a stalled job taken again while its first run
+  // waited here) is left out: the first is applied, as applyBatch answers the first.
+  const unique = heads.filter(
+    (head, index) => heads.findIndex((other) => other.row.id === head.row.id) === index,
+  );
   const share = Math.floor((MAX_EVENTS_PER_TRANSACTION - unique.length) / unique.length);
   return context.db.prisma.$transaction(
     async (tx) => {
