@@ -64,8 +64,8 @@ const DEFAULT_PLAN: BenchPlan = {
   latencySeconds: 10,
   drainEvents: 20_000,
   drainDeadlineSeconds: 20,
-  // Moderate for this 2-core machine: under one service worker's drain rate (about
-  // 190/s here), so the figure is the time to apply an event, not a growing backlog.
+  // Moderate for this 2-core machine: well under one service worker's drain rate (about
+  // 2,000/s here), so the figure is the time to apply an event, not a growing backlog.
   lagRate: 100,
   lagSeconds: 15,
   soakSeconds: 45,
