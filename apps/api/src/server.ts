@@ -16,12 +16,6 @@ import { createEventWaiter } from './services/event-waiter.js';
 
 const config = loadConfigOrExit(loadApiConfig);
 const logger = createLogger({ level: config.log.level, name: 'api' });
-if (config.auth.usingInsecureDevSecret) {
-  logger.warn(
-    'ALLOW_INSECURE_DEV_SECRET is on: tokens are signed with a public secret; never run this way in production',
-  );
-}
-
 // A service that does not answer is one clear line and exit code 1, not a stack trace.
 await exitUnlessServicesAnswer('api', [
   checkDatabase(config.database.url),

@@ -4,24 +4,33 @@ import { SharedEnvSchema, sharedSettings } from './shared-env.js';
 
 const MIN_SECRET_BYTES = 32;
 /**
- * The secret used when ALLOW_INSECURE_DEV_SECRET=true and JWT_SECRET is unset. Being in
- * the source, it is public: the service refuses it unless that setting is on.
+ * The secret earlier versions signed tokens with when none was set. It was in the source,
+ * so anyone can forge a token signed with it: refused, whatever else is set.
  */
-export const INSECURE_DEV_JWT_SECRET = 'insecure-development-secret-do-not-use-in-production';
+const FORMER_PUBLIC_JWT_SECRET = 'insecure-development-secret-do-not-use-in-production';
 
 const JwtSecretSchema = z
-  .string()
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? `is required (at least ${MIN_SECRET_BYTES} bytes; \`pnpm start\` makes one for a local checkout)`
+        : undefined,
+  })
   .refine(
     (secret) => Buffer.byteLength(secret) >= MIN_SECRET_BYTES,
     `must be at least ${MIN_SECRET_BYTES} bytes`,
+  )
+  .refine(
+    (secret) => secret !== FORMER_PUBLIC_JWT_SECRET,
+    'is a secret published in the source of earlier versions; set one of your own',
   );
 
 const ApiEnvSchema = SharedEnvSchema.extend({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: envInteger(3000, { min: 0, max: 65535 }),
   TRUST_PROXY: envBoolean(false),
-  JWT_SECRET: JwtSecretSchema.optional(),
-  ALLOW_INSECURE_DEV_SECRET: envBoolean(false),
+  /** Required: `pnpm start` makes one for a local checkout (scripts/start-local.mjs). */
+  JWT_SECRET: JwtSecretSchema,
   JWT_EXPIRES_IN_SECONDS: envInteger(3600, { min: 60, max: 30 * 24 * 3600 }),
   API_KEY_QUOTA: envInteger(50, { min: 1, max: 10_000 }),
   AUTH_BODY_LIMIT_BYTES: envInteger(16 * 1024, { min: 1024, max: 1024 * 1024 }),
@@ -36,30 +45,13 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   SHED_LOAD_EVENT_LOOP_DELAY_MS: envInteger(1_000, { min: 0 }),
   /** Shed load (503) when the event loop is busier than this (per mille); 0 turns it off. */
   SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: envInteger(980, { min: 0, max: 1000 }),
-})
-  // `when` makes these run even when other variables are bad, so that one message lists
-  // every problem; they read only the two variables they are about.
-  .refine((env) => env.JWT_SECRET !== undefined || env.ALLOW_INSECURE_DEV_SECRET === true, {
-    path: ['JWT_SECRET'],
-    message: `is required (at least ${MIN_SECRET_BYTES} bytes; for local development only, ALLOW_INSECURE_DEV_SECRET=true uses a public default)`,
-    when: () => true,
-  })
-  .refine(
-    (env) => env.JWT_SECRET !== INSECURE_DEV_JWT_SECRET || env.ALLOW_INSECURE_DEV_SECRET === true,
-    {
-      path: ['JWT_SECRET'],
-      message: 'is the public development secret; set a secret of your own',
-      when: () => true,
-    },
-  );
+});
 
 export const apiConfigFromEnv = ApiEnvSchema.transform((env) => ({
   ...sharedSettings(env),
   http: { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
   auth: {
-    jwtSecret: env.JWT_SECRET ?? INSECURE_DEV_JWT_SECRET,
-    usingInsecureDevSecret:
-      env.JWT_SECRET === undefined || env.JWT_SECRET === INSECURE_DEV_JWT_SECRET,
+    jwtSecret: env.JWT_SECRET,
     jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,
     apiKeyQuota: env.API_KEY_QUOTA,
     apiKeyCacheTtlMs: env.API_KEY_CACHE_TTL_MS,

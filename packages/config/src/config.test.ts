@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, INSECURE_DEV_JWT_SECRET, loadApiConfig, loadWorkerConfig } from './index.js';
+import { ConfigError, loadApiConfig, loadWorkerConfig } from './index.js';
 
 const SECRET = 's'.repeat(32);
 
@@ -13,7 +13,6 @@ describe('loadApiConfig', () => {
       jwtSecret: SECRET,
       jwtExpiresInSeconds: 3600,
       apiKeyQuota: 50,
-      usingInsecureDevSecret: false,
     });
     expect(config.limits.authBodyBytes).toBe(16 * 1024);
   });
@@ -55,17 +54,15 @@ describe('loadApiConfig', () => {
     expect(problems.join('\n')).toMatch(/REDIS_URL must start with redis:\/\/ or rediss:\/\//);
   });
 
-  it('refuses a missing secret and the public development secret', () => {
+  it('refuses a missing secret, and the one earlier versions published', () => {
     expect(() => loadApiConfig({})).toThrow(/JWT_SECRET is required/);
-    expect(() => loadApiConfig({ JWT_SECRET: INSECURE_DEV_JWT_SECRET })).toThrow(
-      /public development secret/,
+    expect(() =>
+      loadApiConfig({ JWT_SECRET: 'insecure-development-secret-do-not-use-in-production' }),
+    ).toThrow(/published in the source of earlier versions/);
+    // There is no switch to sign with a public secret any more.
+    expect(() => loadApiConfig({ ALLOW_INSECURE_DEV_SECRET: 'true' })).toThrow(
+      /JWT_SECRET is required/,
     );
-  });
-
-  it('allows the development secret only when ALLOW_INSECURE_DEV_SECRET is set', () => {
-    const config = loadApiConfig({ ALLOW_INSECURE_DEV_SECRET: 'true' });
-    expect(config.auth.jwtSecret).toBe(INSECURE_DEV_JWT_SECRET);
-    expect(config.auth.usingInsecureDevSecret).toBe(true);
   });
 });
 
