@@ -85,6 +85,21 @@ describe('accepting an event', () => {
     };
     expect((await sendEvent(api, key, 'highlight.create', highlight)).statusCode).toBe(202);
   });
+
+  it('counts lengths in code points, as JSON Schema does: 300 emoji are a title of 300', async () => {
+    const title = '😀'.repeat(300); // 600 UTF-16 code units
+    const slug = uniqueSlug();
+    expect(
+      (await sendEvent(api, key, 'article.create', articleData({ slug, title }))).statusCode,
+    ).toBe(202);
+    const refused = await sendEvent(
+      api,
+      key,
+      'article.create',
+      articleData({ title: `${title}😀` }),
+    );
+    expect(refused.json().errors).toEqual([{ path: 'data.title', message: expect.any(String) }]);
+  });
 });
 
 describe('refusing an event', () => {

@@ -1,22 +1,23 @@
 import { z } from 'zod';
+import { isStorableJson, STORABLE_JSON_MESSAGE, storableText, timestamp } from './safe-text.js';
 import { pageOf, PageQueryFields } from './pagination.js';
 import { EVENT_STATUSES, ReceiptSchema } from './receipts.js';
-
-const JOB_STATES = [
-  'waiting',
-  'active',
-  'delayed',
-  'failed',
-  'completed',
-  'paused',
-  'prioritized',
-] as const;
 
 export const QueueStateSchema = z
   .object({
     paused: z.boolean(),
     counts: z
-      .record(z.enum(JOB_STATES), z.int())
+      .object({
+        waiting: z.int().min(0),
+        active: z.int().min(0),
+        delayed: z.int().min(0).meta({
+          description: 'Retries waiting, and jobs parked behind an earlier event of their line',
+        }),
+        failed: z.int().min(0),
+        completed: z.int().min(0),
+        paused: z.int().min(0),
+        prioritized: z.int().min(0),
+      })
       .meta({ description: 'Jobs in Redis per BullMQ state' }),
     workers: z.int().meta({ description: 'Worker connections BullMQ sees on the queue' }),
     oldestWaitingAgeSeconds: z.number().nullable(),
@@ -33,29 +34,35 @@ const jsonObject = z
   .string()
   .max(10_000)
   .transform((text, context) => {
+    let value: unknown;
     try {
-      const value: unknown = JSON.parse(text);
-      if (typeof value === 'object' && value !== null && !Array.isArray(value))
-        return value as Record<string, unknown>;
+      value = JSON.parse(text);
     } catch {
       // reported below
     }
-    context.addIssue({
-      code: 'custom',
-      message: 'must be a JSON object, such as {"title":"Hello"}',
-    });
-    return z.NEVER;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      context.addIssue({
+        code: 'custom',
+        message: 'must be a JSON object, such as {"title":"Hello"}',
+      });
+      return z.NEVER;
+    }
+    if (!isStorableJson(value)) {
+      context.addIssue({ code: 'custom', message: STORABLE_JSON_MESSAGE });
+      return z.NEVER;
+    }
+    return value as Record<string, unknown>;
   });
 
 /** Filters of the operator event search; also the body of a bulk retry. */
 export const EventSearchFields = {
   status: z.enum(EVENT_STATUSES).optional(),
-  event: z.string().max(100).optional(),
+  event: storableText(0, 100).optional(),
   accountId: z.uuid().optional(),
   apiKeyId: z.uuid().optional(),
-  slug: z.string().max(120).optional(),
-  from: z.iso.datetime({ offset: true }).optional().meta({ description: 'Received at or after' }),
-  to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Received before' }),
+  slug: storableText(0, 120).optional(),
+  from: timestamp().optional().meta({ description: 'Received at or after' }),
+  to: timestamp().optional().meta({ description: 'Received before' }),
   payload: jsonObject.optional().meta({
     description:
       'JSON object the payload must contain (JSONB containment), e.g. {"category":"News"}',
@@ -102,7 +109,14 @@ export const BulkRetryRequestSchema = z.strictObject({
   slug: EventSearchFields.slug,
   from: EventSearchFields.from,
   to: EventSearchFields.to,
-  payload: z.record(z.string(), z.unknown()).optional(),
+  payload: z
+    .record(z.string(), z.unknown())
+    .refine(isStorableJson, STORABLE_JSON_MESSAGE)
+    .optional()
+    .meta({ description: 'JSON object the payload must contain (JSONB containment)' }),
 });
 export const BulkRetryResultSchema = z.object({ retried: z.int() }).meta({ id: 'BulkRetryResult' });
 export const PauseStateSchema = z.object({ paused: z.boolean() }).meta({ id: 'PauseState' });
+export const RetryAcceptedSchema = z
+  .object({ id: z.uuid(), status: z.literal('queued') })
+  .meta({ id: 'RetryAccepted' });

@@ -7,7 +7,8 @@ import {
   WELL_FORMED_MESSAGE,
 } from './safe-text.js';
 
-export const HANDLE_PATTERN = /^[a-z0-9_]{3,30}$/;
+/** A handle as it may be sent: any case, with surrounding whitespace that is trimmed. */
+const HANDLE_AS_SENT = /^\s*[A-Za-z0-9_]{3,30}\s*$/;
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 256;
 
@@ -19,12 +20,15 @@ const EmailSchema = z
   .toLowerCase()
   .pipe(z.email({ error: 'must be a valid email address' }));
 
-// Handles are case-insensitive: `Alice_1` is stored and shown as `alice_1`.
+// Handles are case-insensitive: `Alice_1` is stored and shown as `alice_1`. Checked as
+// sent, before the transform, so the published pattern is the one the server applies.
 const HandleSchema = z
   .string()
-  .trim()
-  .toLowerCase()
-  .regex(HANDLE_PATTERN, 'must be 3-30 characters of a-z, 0-9 and _');
+  .regex(HANDLE_AS_SENT, 'must be 3-30 characters of a-z, A-Z, 0-9 and _')
+  .transform((handle) => handle.trim().toLowerCase())
+  .meta({
+    description: 'Case-insensitive; surrounding whitespace is trimmed, stored lower-cased.',
+  });
 
 // Well-formed, because argon2 hashes the UTF-8 encoding, which turns every unpaired
 // surrogate into U+FFFD: "\ud800x" and "\udbffx" would be the same password.

@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { storableText } from './safe-text.js';
 
 /** `limit` and `cursor`, the query parameters of every paginated list. */
 export const PageQueryFields = {
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(200).optional().meta({ description: '`nextCursor` of the previous page' }),
+  cursor: storableText(0, 200)
+    .optional()
+    .meta({ description: '`nextCursor` of the previous page' }),
 };
 
 /** A page of `item`s, newest first, with the cursor of the next page (null on the last). */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { SLUG_MAX_CHARS, SLUG_PATTERN } from './content-limits.js';
 import { PageQueryFields, pageOf } from './pagination.js';
+import { storableText } from './safe-text.js';
 
 // Content fields are plain strings: reads return them exactly as they were sent.
 
@@ -10,14 +11,10 @@ import { PageQueryFields, pageOf } from './pagination.js';
 
 export const ArticleListQuerySchema = z.strictObject({
   // Generous rather than the configured category limit: a filter only matches or not.
-  category: z
-    .string()
-    .max(1_000)
+  category: storableText(0, 1_000)
     .optional()
     .meta({ description: 'Category name, matched ignoring case and surrounding spaces' }),
-  author: z
-    .string()
-    .max(100)
+  author: storableText(0, 100)
     .optional()
     .meta({ description: "Author's handle, matched ignoring case" }),
   ...PageQueryFields,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PageQueryFields, pageOf } from './pagination.js';
+import { storableText } from './safe-text.js';
 
 export const EVENT_STATUSES = ['queued', 'processing', 'succeeded', 'failed', 'rejected'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -67,7 +68,7 @@ export type AcceptedEvent = z.infer<typeof AcceptedEventSchema>;
 
 export const ReceiptListQuerySchema = z.strictObject({
   status: z.enum(EVENT_STATUSES).optional(),
-  event: z.string().max(100).optional(),
+  event: storableText(0, 100).optional(),
   ...PageQueryFields,
 });
 export type ReceiptListQuery = z.infer<typeof ReceiptListQuerySchema>;

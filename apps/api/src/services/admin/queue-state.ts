@@ -24,7 +24,15 @@ export async function queueState(deps: Deps): Promise<QueueState> {
   return {
     paused,
     // BullMQ keeps the jobs of a paused queue in its waiting list: they are the paused ones.
-    counts: { ...counts, paused: paused ? (counts.waiting ?? 0) : 0 } as QueueState['counts'],
+    counts: {
+      waiting: counts.waiting ?? 0,
+      active: counts.active ?? 0,
+      delayed: counts.delayed ?? 0,
+      failed: counts.failed ?? 0,
+      completed: counts.completed ?? 0,
+      prioritized: counts.prioritized ?? 0,
+      paused: paused ? (counts.waiting ?? 0) : 0,
+    },
     workers,
     oldestWaitingAgeSeconds:
       oldestTimestamp === undefined ? null : Math.max(0, (Date.now() - oldestTimestamp) / 1000),
