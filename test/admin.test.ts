@@ -124,6 +124,66 @@ describe('operator access', () => {
   });
 });
 
+describe('the dashboard session cookie and other sites', () => {
+  const sessionOf = async (account: RegisteredAccount) => {
+    const response = await api.app.inject({
+      method: 'POST',
+      url: '/api/admin/session',
+      payload: { email: account.email, password: account.password },
+    });
+    return response.cookies.find((c) => c.name === 'ingest_admin')!.value;
+  };
+  const withCookie = (
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    session: string,
+    headers: Record<string, string>,
+  ) => api.app.inject({ method, url, cookies: { ingest_admin: session }, headers });
+
+  it('refuses a state-changing request another site makes the browser send', async () => {
+    const session = await sessionOf(admin);
+    const crossSite: Array<Record<string, string>> = [
+      { origin: 'http://evil.example' },
+      { 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' },
+      { 'sec-fetch-site': 'same-site' },
+      {}, // neither header: not provably from this site
+    ];
+    for (const headers of crossSite) {
+      for (const [method, url] of [
+        ['POST', '/api/admin/queue/pause'],
+        ['POST', '/api/admin/events/retry'],
+        ['DELETE', '/api/admin/session'],
+      ] as const) {
+        expectProblem(await withCookie(method, url, session, headers), 403, 'FORBIDDEN');
+      }
+    }
+    expect((await asAdmin('GET', '/api/admin/queue')).json().paused).toBe(false);
+  });
+
+  it('obeys the same request from the dashboard itself, and reads from anywhere', async () => {
+    const session = await sessionOf(admin);
+    const sameOrigin = await withCookie('POST', '/api/admin/queue/resume', session, {
+      origin: 'http://localhost:80',
+    });
+    expect(sameOrigin.statusCode, sameOrigin.body).toBe(200);
+    const fetchMetadata = await withCookie('POST', '/api/admin/queue/resume', session, {
+      'sec-fetch-site': 'same-origin',
+    });
+    expect(fetchMetadata.statusCode).toBe(200);
+    const read = await withCookie('GET', '/api/admin/queue', session, {
+      origin: 'http://evil.example',
+    });
+    expect(read.statusCode).toBe(200);
+    // A bearer token is not sent by browsers on their own, so it needs no such check.
+    const byToken = await api.app.inject({
+      method: 'POST',
+      url: '/api/admin/queue/resume',
+      headers: { ...bearer(admin.token), origin: 'http://evil.example' },
+    });
+    expect(byToken.statusCode).toBe(200);
+  });
+});
+
 describe('queue state', () => {
   it('reports counts per state, workers, the oldest waiting job and per-minute throughput', async () => {
     const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
@@ -148,7 +208,13 @@ describe('queue state', () => {
   });
 
   it('pauses and resumes processing', async () => {
-    expect((await asAdmin('POST', '/api/admin/queue/pause')).json()).toEqual({ paused: true });
+    // As a generated client sends it: Content-Type set, no body.
+    const pause = await api.app.inject({
+      method: 'POST',
+      url: '/api/admin/queue/pause',
+      headers: { ...bearer(admin.token), 'content-type': 'application/json' },
+    });
+    expect(pause.json()).toEqual({ paused: true });
     try {
       const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -232,6 +298,8 @@ describe('event search, detail and replay', () => {
       asAdmin('POST', `/api/admin/events/${id}/retry`),
     ]);
     expect([first.statusCode, second.statusCode].sort()).toEqual([202, 409]);
+    const accepted = first.statusCode === 202 ? first : second;
+    expect(accepted.json()).toEqual({ id, status: 'queued' });
     const receipt = await finalReceipt(api, key, id);
     // The publisher's own receipt says an operator replayed it.
     expect(receipt).toMatchObject({

@@ -1,6 +1,6 @@
 import { createSigner } from 'fast-jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, newAccountFields, registerAccount } from './support/accounts.js';
+import { bearer, createKey, newAccountFields, registerAccount } from './support/accounts.js';
 import { expectProblem } from './support/problems.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 
@@ -232,6 +232,51 @@ describe('GET /api/auth/me and bearer tokens', () => {
     expectProblem(await me(bearer(token())), 401, 'UNAUTHENTICATED');
   });
 
+  const validFor = (sub: string) =>
+    sign({ sub, iss: 'ingest', aud: 'ingest-api' }, { expiresIn: 60_000 });
+
+  it.each([
+    ['GET', '/api/auth/me'],
+    ['GET', '/api/webhooks/api-keys'],
+    ['POST', '/api/webhooks/api-keys'],
+    ['GET', '/api/webhooks/content'],
+    ['GET', '/api/admin/queue'],
+  ] as const)(
+    'refuses a validly signed token whose sub is not an account id: %s %s',
+    async (method, url) => {
+      for (const sub of ['not-a-uuid', '1', '00000000-0000-0000-0000-00000000000g']) {
+        const response = await api.app.inject({
+          method,
+          url,
+          headers: bearer(validFor(sub)),
+          ...(method === 'POST' ? { payload: { name: 'k', scopes: ['content:create'] } } : {}),
+        });
+        expectProblem(response, 401, 'UNAUTHENTICATED');
+      }
+    },
+  );
+
+  it('refuses an unexpired token once its account is deleted, creating nothing', async () => {
+    const account = await registerAccount(api);
+    await api.deps.db.prisma.account.delete({ where: { id: account.id } });
+    for (const [method, url] of [
+      ['GET', '/api/auth/me'],
+      ['GET', '/api/webhooks/api-keys'],
+      ['POST', '/api/webhooks/api-keys'],
+      ['GET', '/api/admin/queue'],
+    ] as const) {
+      const response = await api.app.inject({
+        method,
+        url,
+        headers: bearer(account.token),
+        ...(method === 'POST' ? { payload: { name: 'k', scopes: ['content:create'] } } : {}),
+      });
+      const problem = expectProblem(response, 401, 'UNAUTHENTICATED');
+      expect(problem.detail).toMatch(/no longer exists/);
+    }
+    expect(await api.deps.db.prisma.apiKey.count({ where: { accountId: account.id } })).toBe(0);
+  });
+
   it('says an expired token has expired', async () => {
     const account = await registerAccount(api);
     const expired = sign({
@@ -253,5 +298,27 @@ describe('GET /api/auth/me and bearer tokens', () => {
     >;
     expect(claims.sub).toBe(account.id);
     expect(Number(claims.exp) - Number(claims.iat)).toBe(api.deps.config.auth.jwtExpiresInSeconds);
+  });
+});
+
+describe('routes that take a bearer token or an API key', () => {
+  // A client generated from the document fills every scheme it lists, so it may send
+  // both: the one that authenticates wins.
+  it('answer whichever of the two authenticates', async () => {
+    const account = await registerAccount(api);
+    const { key } = await createKey(api, account);
+    const goodKey = await me({ authorization: 'Bearer not.a.jwt', 'x-api-key': key });
+    expect(goodKey.statusCode).toBe(200);
+    expect(goodKey.json()).toMatchObject({ account: { id: account.id }, apiKey: {} });
+    const goodToken = await me({ ...bearer(account.token), 'x-api-key': 'sk-nothing' });
+    expect(goodToken.statusCode).toBe(200);
+    expect(goodToken.json()).toEqual({ account: expect.objectContaining({ id: account.id }) });
+  });
+
+  it('say so for both when neither authenticates', async () => {
+    const response = await me({ authorization: 'Bearer not.a.jwt', 'x-api-key': 'sk-nothing' });
+    const problem = expectProblem(response, 401, 'UNAUTHENTICATED');
+    expect(problem.detail).toMatch(/Neither the API key .* nor the bearer token/);
+    expect(response.headers['www-authenticate']).toMatch(/ApiKey .*Bearer/);
   });
 });

@@ -50,10 +50,12 @@ describe('SIGTERM on the API', () => {
     const exitCode = server.stop('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 200));
     // Refused: the connection is refused once the listener is closed; in the moment before
-    // that, Fastify answers a request on a new connection 503 (return503OnClosing).
+    // that, a request on a new connection is answered 503 UNAVAILABLE, as a problem.
     const late = await fetch(`${base}/api/auth/me`).catch((error: unknown) => error);
-    if (late instanceof Response) expect(late.status).toBe(503);
-    else expect(late).toBeInstanceOf(Error);
+    if (late instanceof Response) {
+      expect(late.status).toBe(503);
+      expect(late.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    } else expect(late).toBeInstanceOf(Error);
     const response = await inFlight;
     expect(response.status).toBe(202);
     expect(response.headers.get('connection')).toBe('close');

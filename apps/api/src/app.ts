@@ -9,6 +9,7 @@ import type { ApiDeps } from './deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { dashboardPlugin } from './plugins/dashboard.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors.js';
 import { gracefulClosePlugin } from './plugins/graceful-close.js';
 import { jsonOnlyPlugin } from './plugins/json-only.js';
 import { loadSheddingPlugin } from './plugins/load-shedding.js';
@@ -16,6 +17,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
+import { strictQueryPlugin } from './plugins/strict-query.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
 import { authRoutes } from './routes/auth/index.js';
@@ -38,6 +40,11 @@ export async function buildApp(deps: ApiDeps) {
     // Slugs may be 120 characters; Fastify's default would answer a longer path
     // parameter with a bare 414 before validation could say what is wrong.
     routerOptions: { maxParamLength: 256 },
+    // What Fastify and Node's HTTP parser answer before any route: the problem document.
+    frameworkErrors,
+    clientErrorHandler,
+    // Requests that arrive while closing get our 503 problem (plugins/graceful-close.ts).
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
   app.decorateRequest('eventId', null);
   // Every route as registered, so that a test can hold the OpenAPI document to all of them.
@@ -69,6 +76,7 @@ export async function buildApp(deps: ApiDeps) {
   });
   await app.register(authenticationPlugin, { deps });
 
+  await app.register(strictQueryPlugin);
   await app.register(openapiPlugin);
   await app.register(authRoutes, { prefix: '/api/auth', deps });
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });

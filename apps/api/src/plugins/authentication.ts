@@ -1,5 +1,5 @@
 import fastifyJwt from '@fastify/jwt';
-import { AppError } from '@ingest/contracts';
+import { AppError, isAppError } from '@ingest/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ApiDeps } from '../deps.js';
@@ -24,7 +24,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** A hook that requires a bearer JWT. */
     requireAccount: (request: FastifyRequest) => Promise<void>;
-    /** A hook that takes an `x-api-key` when present, else a bearer JWT. */
+    /** A hook that takes an `x-api-key` or a bearer JWT: whichever authenticates. */
     requireAccountOrKey: (request: FastifyRequest) => Promise<void>;
     /** A hook that requires an `x-api-key`. */
     requireApiKey: (request: FastifyRequest) => Promise<void>;
@@ -41,32 +41,80 @@ const ISSUER = 'ingest';
 export const ADMIN_ROLE = 'admin';
 const AUDIENCE = 'ingest-api';
 
-async function accountFromBearer(
+/** Challenges a 401 carries (RFC 9110): how to authenticate on this route. */
+export const CHALLENGES = {
+  bearer: 'Bearer realm="ingest"',
+  apiKey: 'ApiKey realm="ingest", header="x-api-key"',
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const unauthenticated = (message: string, ...challenges: string[]) =>
+  new AppError('UNAUTHENTICATED', message, {
+    headers: { 'www-authenticate': challenges.join(', ') },
+  });
+
+/**
+ * The account id a bearer token (or, where allowed, the operators' session cookie) was
+ * signed for; undefined when the request carries neither. Every verification failure is
+ * the caller's: a wrong algorithm included, which @fastify/jwt would otherwise let
+ * through as a 500, and a `sub` that is not an account id at all.
+ */
+async function tokenSubject(
   request: FastifyRequest,
-  allowSessionCookie = false,
-): Promise<string> {
+  allowSessionCookie: boolean,
+): Promise<string | undefined> {
   const hasBearer = /^Bearer\s+\S/i.test(request.headers.authorization ?? '');
   const sessionToken = allowSessionCookie ? request.cookies[ADMIN_SESSION_COOKIE] : undefined;
-  if (!hasBearer && sessionToken === undefined) {
-    throw new AppError('UNAUTHENTICATED', 'Send a bearer token: Authorization: Bearer <token>');
-  }
+  if (!hasBearer && sessionToken === undefined) return undefined;
+  let sub: unknown;
   try {
-    const { sub } =
+    ({ sub } =
       hasBearer || sessionToken === undefined
         ? await request.jwtVerify<{ sub: string }>()
-        : request.server.jwt.verify<{ sub: string }>(sessionToken);
-    return sub;
+        : request.server.jwt.verify<{ sub: string }>(sessionToken));
   } catch (error) {
-    // Every verification failure is the caller's: a wrong algorithm included, which
-    // @fastify/jwt would otherwise let through as a 500.
     const expired = (error as { code?: string }).code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED';
-    throw new AppError(
-      'UNAUTHENTICATED',
+    throw unauthenticated(
       expired
         ? 'The token has expired; log in again'
         : 'The token is malformed, not ours, or not valid',
+      `${CHALLENGES.bearer}, error="invalid_token"`,
     );
   }
+  if (typeof sub !== 'string' || !UUID.test(sub)) {
+    throw unauthenticated('The token is malformed, not ours, or not valid', CHALLENGES.bearer);
+  }
+  return sub;
+}
+
+/** Whether the request was authenticated by the session cookie rather than a bearer token. */
+const bySessionCookie = (request: FastifyRequest) =>
+  !/^Bearer\s+\S/i.test(request.headers.authorization ?? '') &&
+  request.cookies[ADMIN_SESSION_COOKIE] !== undefined;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A browser sends the session cookie with any request to this site, including one a
+ * hostile page makes it send (cross-site request forgery). SameSite=Strict stops that in
+ * current browsers; this is the second line, checked on every state-changing request the
+ * cookie authenticates: the browser must say the request comes from this origin, through
+ * Sec-Fetch-Site or Origin, which pages cannot forge. Same-origin calls of the dashboard
+ * pass; non-browser clients use a bearer token and are not concerned. Written here rather
+ * than with @fastify/csrf-protection, whose tokens would need a round trip from the page
+ * and a secret of their own for what two headers already tell.
+ */
+export function refuseCrossSite(request: FastifyRequest): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) {
+    if (site === 'same-origin') return;
+  } else if (request.headers.origin === `${request.protocol}://${request.host}`) return;
+  throw new AppError(
+    'FORBIDDEN',
+    'A request authenticated by the session cookie must come from this site (Origin or Sec-Fetch-Site)',
+  );
 }
 
 export const authenticationPlugin = fp(
@@ -96,33 +144,78 @@ export const authenticationPlugin = fp(
       return { via: 'apiKey', ...key };
     }
 
+    /** The account behind a token, which must still exist (a token outlives a deletion). */
+    async function accountOfToken(accountId: string) {
+      const account = await deps.db.prisma.account.findUnique({
+        where: { id: accountId },
+        select: { id: true, role: true },
+      });
+      if (account === null) {
+        throw unauthenticated('The account of this token no longer exists', CHALLENGES.bearer);
+      }
+      return account;
+    }
+
+    async function principalFromToken(request: FastifyRequest): Promise<Principal> {
+      const sub = await tokenSubject(request, false);
+      if (sub === undefined) {
+        throw unauthenticated(
+          'Send a bearer token: Authorization: Bearer <token>',
+          CHALLENGES.bearer,
+        );
+      }
+      return { via: 'token', accountId: (await accountOfToken(sub)).id };
+    }
+
     app.decorate('requireAccount', async (request: FastifyRequest) => {
-      request.principal = { via: 'token', accountId: await accountFromBearer(request) };
+      request.principal = await principalFromToken(request);
     });
 
+    // A client that fills in every scheme the document lists sends both: the one that
+    // authenticates wins, and when neither does, the answer says why for each.
     app.decorate('requireAccountOrKey', async (request: FastifyRequest) => {
-      request.principal =
-        request.headers[API_KEY_HEADER] === undefined
-          ? { via: 'token', accountId: await accountFromBearer(request) }
-          : await principalFromKey(request);
+      const hasKey = request.headers[API_KEY_HEADER] !== undefined;
+      const hasToken = request.headers.authorization !== undefined;
+      if (hasKey) {
+        try {
+          request.principal = await principalFromKey(request);
+          return;
+        } catch (error) {
+          if (!hasToken) throw withChallenges(error);
+        }
+      }
+      try {
+        request.principal = await principalFromToken(request);
+      } catch (error) {
+        throw withChallenges(error, hasKey);
+      }
     });
 
     app.decorate('requireApiKey', async (request: FastifyRequest) => {
-      request.principal = await principalFromKey(request);
+      try {
+        request.principal = await principalFromKey(request);
+      } catch (error) {
+        throw isAppError(error) && error.code === 'UNAUTHENTICATED'
+          ? unauthenticated(error.message, CHALLENGES.apiKey)
+          : error;
+      }
     });
 
     // The role is read from the database on every request, not from the token, so that
     // taking it away takes effect at once.
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
-      const accountId = await accountFromBearer(request, true);
-      const account = await deps.db.prisma.account.findUnique({
-        where: { id: accountId },
-        select: { role: true },
-      });
-      if (account === null) throw new AppError('UNAUTHENTICATED', 'The account no longer exists');
+      const sub = await tokenSubject(request, true);
+      if (sub === undefined) {
+        throw unauthenticated(
+          'Send a bearer token (Authorization: Bearer <token>) or log in to the dashboard',
+          CHALLENGES.bearer,
+        );
+      }
+      const account = await accountOfToken(sub);
       if (account.role !== ADMIN_ROLE)
         throw new AppError('FORBIDDEN', 'Only operators (admin accounts) may do this');
-      request.principal = { via: 'token', accountId };
+      if (bySessionCookie(request)) refuseCrossSite(request);
+      request.principal = { via: 'token', accountId: account.id };
     });
   },
   { name: 'authentication' },
@@ -148,4 +241,19 @@ export function requireScope(
   throw new AppError('INSUFFICIENT_SCOPE', `This needs an API key with the scope ${needed}`, {
     extensions: { requiredScopes: [...scopes] },
   });
+}
+
+/**
+ * A 401 of a route that takes a key or a token names both ways in its challenges; when
+ * both were sent and neither authenticated, the message says so.
+ */
+function withChallenges(error: unknown, bothFailed = false): unknown {
+  if (!isAppError(error) || error.code !== 'UNAUTHENTICATED') return error;
+  return unauthenticated(
+    bothFailed
+      ? 'Neither the API key (x-api-key) nor the bearer token authenticates'
+      : error.message,
+    CHALLENGES.apiKey,
+    CHALLENGES.bearer,
+  );
 }

@@ -69,20 +69,30 @@ async function pagesPlugin(app: FastifyInstance, { dist }: { dist: string | unde
   });
   app.get(LOGIN, hide, sendPage);
 
-  // Hashed file names: public, and cacheable for good.
+  // Hashed file names: public, and cacheable for good. Only a plain file name is served
+  // (the build writes nothing else there): @fastify/static's own wildcard answered 500 to
+  // a directory, an empty name or a NUL (`/dashboard/assets/`, `..`, `x%00`); anything
+  // that is not a file name now simply matches no route.
   if (dist === undefined) {
-    app.get(`${BASE}assets/*`, hide, sendPage);
+    app.get(`${BASE}assets/:file`, hide, sendPage);
   } else {
     await app.register(fastifyStatic, {
       root: join(dist, 'assets'),
-      prefix: `${BASE}assets/`,
-      decorateReply: false,
+      serve: false,
       index: false,
       immutable: true,
       maxAge: '365d',
     });
+    app.get<{ Params: { file: string } }>(`${BASE}assets/:file`, hide, async (request, reply) => {
+      const { file } = request.params;
+      if (!ASSET_NAME.test(file)) return reply.callNotFound();
+      return reply.sendFile(file);
+    });
   }
 }
+
+/** What the dashboard's build names its assets: hashed names, no directories. */
+const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** /dashboard: the operators' page (apps/dashboard, built) and bull-board, admins only. */
 export const dashboardPlugin = fp(

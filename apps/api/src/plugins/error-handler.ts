@@ -6,6 +6,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sendProblem } from './problem.js';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Fastify's own errors that are the client's fault, and the code each one becomes. */
 const FASTIFY_ERROR_CODES: Record<string, { code: ErrorCode; detail: string }> = {
@@ -114,12 +115,24 @@ export const errorHandlerPlugin = fp(
       });
     });
 
-    app.setNotFoundHandler((request, reply) =>
-      sendProblem(request, reply, {
+    // A path that exists under other methods is a 405 naming them (RFC 9110), not a 404.
+    // (A route of this very method that found nothing to serve is a plain 404.)
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0] ?? '';
+      const routed = (method: string) => app.findRoute({ method, url: path }) !== null;
+      const allowed = routed(request.method) ? [] : METHODS.filter(routed);
+      if (allowed.length > 0) {
+        return sendProblem(request, reply, {
+          code: 'METHOD_NOT_ALLOWED',
+          detail: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+          headers: { allow: allowed.join(', ') },
+        });
+      }
+      return sendProblem(request, reply, {
         code: 'NOT_FOUND',
-        detail: `No route for ${request.method} ${request.url.split('?')[0]}`,
-      }),
-    );
+        detail: `No route for ${request.method} ${path}`,
+      });
+    });
   },
   { name: 'error-handler' },
 );

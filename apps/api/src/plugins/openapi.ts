@@ -1,8 +1,150 @@
 import fastifySwagger from '@fastify/swagger';
 import scalarReference from '@scalar/fastify-api-reference';
+import { PROBLEM_CONTENT_TYPE } from '@ingest/contracts';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { HEADERS, type ResponseHeaders } from '../routes/responses.js';
+
+type Transform = typeof jsonSchemaTransform;
+type TransformInput = Parameters<Transform>[0];
+type JsonObject = Record<string, unknown>;
+
+const REQUEST_ID_HEADER = {
+  'x-request-id': {
+    type: 'string',
+    description:
+      'The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept',
+  },
+} as const;
+
+const problemRef = (description: string, headers: ResponseHeaders = {}) => ({
+  description,
+  headers,
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+/** What every operation can answer, whatever its route declares. */
+function sharedResponses(input: TransformInput): Record<string, JsonObject> {
+  const { route, schema } = input;
+  const method = [route.method].flat()[0] ?? 'GET';
+  const secured = Array.isArray(schema?.security) && schema.security.length > 0;
+  const sheds = (route.config as { pressureHandler?: unknown } | undefined)?.pressureHandler;
+  const hasPathParameters = route.url.includes(':');
+  return {
+    400: problemRef(
+      'Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON',
+    ),
+    ...(secured
+      ? {
+          401: problemRef('Error: UNAUTHENTICATED', {
+            'www-authenticate': { type: 'string', description: 'How to authenticate' },
+          }),
+        }
+      : {}),
+    ...(['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)
+      ? {
+          413: problemRef('Error: PAYLOAD_TOO_LARGE'),
+          415: problemRef('Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8)'),
+        }
+      : {}),
+    // Said of the path rather than of this method: another method sent to the same path.
+    405: problemRef('Error: METHOD_NOT_ALLOWED, for a method this path does not take', {
+      allow: { type: 'string', description: 'The methods this path takes' },
+    }),
+    ...(hasPathParameters
+      ? { 414: problemRef('Error: URI_TOO_LONG (a path parameter past 256 characters)') }
+      : {}),
+    500: problemRef('Error: INTERNAL_ERROR'),
+    // Probes and scrapes are never shed (health routes); everything else may be.
+    ...(sheds === undefined
+      ? {
+          503: problemRef(
+            'Error: UNAVAILABLE (overloaded, or the database away)',
+            HEADERS.retryAfter,
+          ),
+        }
+      : {}),
+  };
+}
+
+interface Declared {
+  description?: string;
+  content?: JsonObject;
+  headers?: ResponseHeaders;
+}
+
+/**
+ * fastify-type-provider-zod turns the route's zod schemas into JSON Schema but drops what
+ * a response declares besides its body: its headers, and a body-less response (a 204)
+ * would come out as an empty media type. Both are put back here; then come the responses
+ * and headers every operation shares, so that no route can forget one.
+ */
+const transform: Transform = (input) => {
+  const output = jsonSchemaTransform(input);
+  const { schema } = output;
+  if (schema.hide === true) return output;
+  const declaredResponses = (input.schema?.response ?? {}) as Record<string, Declared>;
+  const responses = { ...(schema.response as Record<string, JsonObject> | undefined) };
+  for (const [status, declared] of Object.entries(declaredResponses)) {
+    const headers = declared.headers ?? {};
+    if (declared.content !== undefined && Object.keys(declared.content).length === 0) {
+      responses[status] = { type: 'null', description: declared.description, headers };
+    } else if (responses[status] !== undefined) {
+      responses[status] = { ...responses[status], headers };
+    }
+  }
+  for (const [status, shared] of Object.entries(sharedResponses(input))) {
+    responses[status] ??= shared;
+  }
+  for (const response of Object.values(responses)) {
+    response.headers = { ...(response.headers as JsonObject | undefined), ...REQUEST_ID_HEADER };
+  }
+  const headers = (schema.headers as JsonObject | undefined) ?? { type: 'object', properties: {} };
+  return {
+    ...output,
+    schema: {
+      ...schema,
+      security: schema.security ?? [],
+      headers: {
+        ...headers,
+        properties: { ...(headers.properties as JsonObject | undefined), ...REQUEST_ID_HEADER },
+      },
+      response: responses,
+    },
+  };
+};
+
+/**
+ * The zod registry contributes every named schema twice (as read, `FooInput`, and as
+ * written), whatever the routes use: the document keeps those its operations reach.
+ */
+type OpenApiDocument = ReturnType<typeof jsonSchemaTransformObject>;
+
+function withoutUnreachableSchemas(document: OpenApiDocument): OpenApiDocument {
+  const schemas = 'components' in document ? document.components?.schemas : undefined;
+  if (schemas === undefined) return document;
+  const reached = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        const name =
+          key === '$ref' && typeof item === 'string'
+            ? /^#\/components\/schemas\/(.+)$/.exec(item)?.[1]
+            : undefined;
+        if (name !== undefined && !reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        } else if (item !== schemas) visit(item);
+      }
+    }
+  };
+  visit(document);
+  // The document is this call's own (jsonSchemaTransformObject builds it afresh).
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+  return document;
+}
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas the routes declare (never
@@ -17,9 +159,12 @@ export const openapiPlugin = fp(
         info: {
           title: 'Ingest: content ingestion API',
           version: '1.0.0',
+          summary: 'Publish content events; read what became of them',
+          license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
           description:
-            'Publishers register, log in for a bearer token, create scoped API keys (`sk-…`) and send content events to `POST /api/webhooks/content`. Every error is `application/problem+json` (RFC 9457) with a stable `code`; see the `Problem` schema for the list.',
+            'Publishers register, log in for a bearer token, create scoped API keys (`sk-…`) and send content events to `POST /api/webhooks/content`. Every error is `application/problem+json` (RFC 9457) with a stable `code`, a `message` and the `requestId`; see the `Problem` schema for the list. A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` (a problem) with an `Allow` header naming the methods the path has. Before any operation, the HTTP parser may refuse a request with 431 `HEADERS_TOO_LARGE` or 408 `REQUEST_TIMEOUT`, also as problems. Bodies are JSON in UTF-8: another charset is 415, bytes that are not UTF-8 are 400 `INVALID_JSON`. Lengths of strings count Unicode code points, as JSON Schema does. Unknown query parameters are refused (400) on every operation. Where an operation takes a bearer token or an API key and both are sent, the one that authenticates is used. A state-changing operator request authenticated by the dashboard cookie must come from this origin (`Origin` or `Sec-Fetch-Site`), else 403.',
         },
+        servers: [{ url: '/', description: 'This server' }],
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -37,8 +182,8 @@ export const openapiPlugin = fp(
           { name: 'errors', description: 'Problem types' },
         ],
       },
-      transform: jsonSchemaTransform,
-      transformObject: jsonSchemaTransformObject,
+      transform,
+      transformObject: (input) => withoutUnreachableSchemas(jsonSchemaTransformObject(input)),
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await app.register(scalarReference, {

@@ -7,6 +7,7 @@ import {
   type Problem,
 } from '@ingest/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { REQUEST_ID_HEADER } from './request-id.js';
 
 export interface ProblemInput {
   code: ErrorCode;
@@ -30,9 +31,13 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, input:
     requestId: request.id,
     ...(input.errors === undefined ? {} : { errors: input.errors }),
   };
+  // Every 401 says how to authenticate (RFC 9110); routes add their own challenges.
+  const challenge = status === 401 ? { 'www-authenticate': 'Bearer realm="ingest"' } : {};
+  // Set here as well as by the request-id hook: errors Fastify raises before routing
+  // (plugins/framework-errors.ts) reach this without any hook having run.
   return reply
     .code(status)
-    .headers(input.headers ?? {})
+    .headers({ ...challenge, ...input.headers, [REQUEST_ID_HEADER]: request.id })
     .type(PROBLEM_CONTENT_TYPE)
     .send(problem);
 }

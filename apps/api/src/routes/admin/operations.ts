@@ -7,15 +7,15 @@ import {
   PauseStateSchema,
   QueueStateSchema,
   ReceiptIdParamsSchema,
+  RetryAcceptedSchema,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
 import { eventDetail } from '../../services/admin/event-detail.js';
 import { searchEvents } from '../../services/admin/event-search.js';
 import { queueState } from '../../services/admin/queue-state.js';
 import { replayEvent, replayMatching } from '../../services/admin/replay.js';
-import { problemResponses } from '../problem-responses.js';
+import { json, problems } from '../responses.js';
 
 /** /api/admin: the queue's live state and the searchable event history, for operators. */
 export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (
@@ -25,15 +25,18 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
   app.addHook('onRequest', app.requireAdmin);
   const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { adminSession: [] }];
   const common = { tags: ['admin'], security };
-  const denied = problemResponses(401, 403);
+  // 403: not an operator; or, with the session cookie, a state-changing request that did
+  // not come from this site.
+  const denied = problems(403);
 
   app.get(
     '/queue',
     {
       schema: {
         ...common,
+        operationId: 'getQueueState',
         summary: 'Queue state: jobs per state, workers, oldest waiting job, last hour throughput',
-        response: { 200: QueueStateSchema, ...denied },
+        response: { 200: json(QueueStateSchema, 'The queue as Redis holds it now'), ...denied },
       },
     },
     async () => queueState(deps),
@@ -48,8 +51,12 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
       {
         schema: {
           ...common,
+          operationId: pause ? 'pauseQueue' : 'resumeQueue',
           summary: pause ? 'Pause processing (every worker)' : 'Resume processing',
-          response: { 200: PauseStateSchema, ...denied },
+          response: {
+            200: json(PauseStateSchema, pause ? 'Paused' : 'Resumed'),
+            ...denied,
+          },
         },
       },
       async (request) => {
@@ -68,9 +75,10 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
     {
       schema: {
         ...common,
+        operationId: 'searchEvents',
         summary: 'Search events across accounts, newest first',
         querystring: EventSearchQuerySchema,
-        response: { 200: EventSearchResultSchema, ...problemResponses(400, 401, 403) },
+        response: { 200: json(EventSearchResultSchema, 'A page of matching events'), ...denied },
       },
     },
     async (request) => searchEvents(deps, request.query),
@@ -81,9 +89,14 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
     {
       schema: {
         ...common,
+        operationId: 'getEvent',
         summary: 'One event: payload, attempts with their errors, timings, request id',
         params: ReceiptIdParamsSchema,
-        response: { 200: EventDetailSchema, ...problemResponses(400, 401, 403, 404) },
+        response: {
+          200: json(EventDetailSchema, 'The event, its payload and its attempts'),
+          ...denied,
+          ...problems(404),
+        },
       },
     },
     async (request) => eventDetail(deps, request.params.id),
@@ -94,17 +107,19 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
     {
       schema: {
         ...common,
+        operationId: 'retryEvent',
         summary: 'Retry a failed event under its own identity',
         params: ReceiptIdParamsSchema,
         response: {
-          202: z.null().describe('Queued again'),
-          ...problemResponses(400, 401, 403, 404, 409),
+          202: json(RetryAcceptedSchema, 'Queued again, under the same id'),
+          ...denied,
+          ...problems(404, 409),
         },
       },
     },
     async (request, reply) => {
       await replayEvent(deps, request.params.id);
-      return reply.code(202).send(null);
+      return reply.code(202).send({ id: request.params.id, status: 'queued' as const });
     },
   );
 
@@ -113,9 +128,10 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
     {
       schema: {
         ...common,
+        operationId: 'retryEvents',
         summary: 'Retry every failed event matching the filters (up to 10,000 a call)',
         body: BulkRetryRequestSchema,
-        response: { 200: BulkRetryResultSchema, ...problemResponses(400, 401, 403) },
+        response: { 200: json(BulkRetryResultSchema, 'How many were queued again'), ...denied },
       },
     },
     async (request) => {

@@ -2,10 +2,10 @@ import { AccountSchema, AppError, LoginRequestSchema } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
-import { ADMIN_ROLE, ADMIN_SESSION_COOKIE } from '../../plugins/authentication.js';
+import { ADMIN_ROLE, ADMIN_SESSION_COOKIE, refuseCrossSite } from '../../plugins/authentication.js';
 import { digestOf, rateLimitHook } from '../../plugins/rate-limit.js';
 import { loginWithPassword } from '../../services/accounts.js';
-import { problemResponses } from '../problem-responses.js';
+import { empty, HEADERS, json, problems } from '../responses.js';
 import { presentAccount } from '../auth/present-account.js';
 
 /**
@@ -41,12 +41,17 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asyn
         },
       ]),
       schema: {
+        operationId: 'logInOperator',
         summary: 'Log in as an operator: sets the dashboard session cookie',
         tags: ['admin'],
         body: LoginRequestSchema,
         response: {
-          200: z.object({ account: AccountSchema }),
-          ...problemResponses(400, 401, 403, 429),
+          200: json(
+            z.object({ account: AccountSchema }).meta({ id: 'OperatorSession' }),
+            'Logged in: the session cookie is set',
+            { ...HEADERS.setCookie, ...HEADERS.rateLimit },
+          ),
+          ...problems(401, 403, 429),
         },
       },
     },
@@ -67,12 +72,20 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asyn
     '/session',
     {
       schema: {
+        operationId: 'logOutOperator',
         summary: 'Log out of the dashboard',
+        description:
+          'Clears the session cookie. With the cookie, the request must come from this site (Origin or Sec-Fetch-Site).',
         tags: ['admin'],
-        response: { 204: z.null().describe('Logged out') },
+        response: {
+          204: empty('Logged out: the session cookie is cleared', HEADERS.setCookie),
+          ...problems(403),
+        },
       },
     },
-    async (_request, reply) =>
-      reply.clearCookie(ADMIN_SESSION_COOKIE, cookieOptions).code(204).send(null),
+    async (request, reply) => {
+      if (request.cookies[ADMIN_SESSION_COOKIE] !== undefined) refuseCrossSite(request);
+      return reply.clearCookie(ADMIN_SESSION_COOKIE, cookieOptions).code(204).send(null);
+    },
   );
 };

@@ -5,11 +5,10 @@ import {
   ApiKeyListSchema,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.js';
-import { problemResponses } from '../problem-responses.js';
+import { empty, json, problems } from '../responses.js';
 import { presentApiKey } from './present-api-key.js';
 
 /** /api/webhooks/api-keys: a publisher's scoped keys, managed with its bearer token. */
@@ -22,11 +21,15 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     {
       bodyLimit: deps.config.limits.authBodyBytes,
       schema: {
+        operationId: 'createApiKey',
         summary: 'Create a scoped API key; its secret is shown in this response only',
         tags: ['api-keys'],
         security,
         body: ApiKeyCreateRequestSchema,
-        response: { 201: ApiKeyCreatedSchema, ...problemResponses(400, 401, 409, 413, 415) },
+        response: {
+          201: json(ApiKeyCreatedSchema, 'Created: the key, shown this once'),
+          ...problems(409),
+        },
       },
     },
     async (request, reply) => {
@@ -41,10 +44,11 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     '',
     {
       schema: {
+        operationId: 'listApiKeys',
         summary: "List the caller's API keys, newest first (never their secrets)",
         tags: ['api-keys'],
         security,
-        response: { 200: ApiKeyListSchema, ...problemResponses(401) },
+        response: { 200: json(ApiKeyListSchema, "The caller's keys") },
       },
     },
     async (request) => {
@@ -57,11 +61,12 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     '/:id',
     {
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key; it stops working at once',
         tags: ['api-keys'],
         security,
         params: ApiKeyIdParamsSchema,
-        response: { 204: z.null().describe('Revoked'), ...problemResponses(400, 401, 404) },
+        response: { 204: empty('Revoked (also when it already was)'), ...problems(404) },
       },
     },
     async (request, reply) => {

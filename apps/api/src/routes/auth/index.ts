@@ -11,7 +11,7 @@ import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { digestOf, rateLimitHook } from '../../plugins/rate-limit.js';
 import { findAccount, loginWithPassword, registerAccount } from '../../services/accounts.js';
-import { problemResponses } from '../problem-responses.js';
+import { HEADERS, json, problems } from '../responses.js';
 import { presentAccount } from './present-account.js';
 
 const HOUR_MS = 3_600_000;
@@ -35,10 +35,18 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         },
       ]),
       schema: {
+        operationId: 'registerAccount',
         summary: 'Register a publisher or bot account',
         tags: ['auth'],
         body: RegisterRequestSchema,
-        response: { 201: AuthResponseSchema, ...problemResponses(400, 409, 413, 415, 429) },
+        response: {
+          201: json(
+            AuthResponseSchema,
+            'Registered: the account and a bearer token',
+            HEADERS.rateLimit,
+          ),
+          ...problems(409, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -70,10 +78,18 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         },
       ]),
       schema: {
+        operationId: 'logIn',
         summary: 'Log in with email and password for a bearer token',
         tags: ['auth'],
         body: LoginRequestSchema,
-        response: { 200: AuthResponseSchema, ...problemResponses(400, 401, 413, 415, 429) },
+        response: {
+          200: json(
+            AuthResponseSchema,
+            'Logged in: the account and a bearer token',
+            HEADERS.rateLimit,
+          ),
+          ...problems(401, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -88,18 +104,25 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
     {
       onRequest: app.requireAccountOrKey,
       schema: {
+        operationId: 'getCurrentAccount',
         summary: 'The calling account (by bearer token, or by API key to check a key works)',
+        description:
+          'With both an API key and a bearer token, the one that authenticates is used (the key first).',
         tags: ['auth'],
         security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
         response: {
-          200: z.object({
-            account: AccountSchema,
-            apiKey: z
-              .object({ id: z.uuid(), scopes: z.array(z.string()) })
-              .optional()
-              .meta({ description: 'The key used, when the call was made with one' }),
-          }),
-          ...problemResponses(401),
+          200: json(
+            z
+              .object({
+                account: AccountSchema,
+                apiKey: z
+                  .object({ id: z.uuid(), scopes: z.array(z.string()) })
+                  .optional()
+                  .meta({ description: 'The key used, when the call was made with one' }),
+              })
+              .meta({ id: 'CurrentAccount' }),
+            'The account, and the key when one was used',
+          ),
         },
       },
     },

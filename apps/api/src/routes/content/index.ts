@@ -11,6 +11,7 @@ import {
   ReceiptSchema,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf, requireScope } from '../../plugins/authentication.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
@@ -20,9 +21,18 @@ import { ingestEvent, receiptPath } from '../../services/ingest-event.js';
 import { awaitOutcome, outcomeAnswer } from '../../services/outcome.js';
 import { preferredWaitSeconds } from '../../services/prefer-wait.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
-import { problemResponses } from '../problem-responses.js';
+import { HEADERS, json, problems } from '../responses.js';
 
 const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
+
+const PUBLISH_HEADERS = {
+  ...HEADERS.location,
+  ...HEADERS.rateLimit,
+  'idempotent-replayed': {
+    type: 'string',
+    description: '`true` when this is the answer of an earlier call with the same Idempotency-Key',
+  },
+} as const;
 
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -51,16 +61,36 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
       // the scope check, so that an invalid event can still be recorded as rejected.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
       schema: {
+        operationId: 'publishEvent',
         summary: 'Publish a content event',
         description:
           'Records the event and queues it; answers 202 once it is durably recorded. With `Prefer: wait=N` (N up to 30) the answer waits up to N seconds for the outcome: 200 with the receipt, or the failure as a problem.',
         tags: ['content'],
         security: [{ apiKeyAuth: [] }],
+        // Documented here; read and checked by the handler (a malformed key is recorded as
+        // a rejected event, like any other invalid part of a call).
+        headers: z.looseObject({
+          'idempotency-key': z.string().optional().meta({
+            description:
+              '1-255 printable ASCII characters: the same key with the same body answers with the first event again (Idempotent-Replayed: true); another body is 422',
+          }),
+          prefer: z.string().optional().meta({
+            description: '`wait=N`: wait up to N seconds (at most 30) for the outcome',
+          }),
+        }),
         body: ContentEventRequestSchema,
         response: {
-          202: AcceptedEventSchema,
-          200: ReceiptSchema,
-          ...problemResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
+          202: json(AcceptedEventSchema, 'Recorded and queued: the event and its receipt', {
+            ...PUBLISH_HEADERS,
+          }),
+          200: json(ReceiptSchema, 'With Prefer: wait, the event succeeded in time: its receipt', {
+            ...PUBLISH_HEADERS,
+            'preference-applied': {
+              type: 'string',
+              description: 'wait=N, the wait that was applied',
+            },
+          }),
+          ...problems(403, 404, 409, 422, 429),
         },
       },
     },
@@ -103,11 +133,12 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     {
       onRequest: app.requireAccountOrKey,
       schema: {
+        operationId: 'getReceipt',
         summary: "An event's receipt: its status, attempts, outcome",
         tags: ['content'],
         security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
         params: ReceiptIdParamsSchema,
-        response: { 200: ReceiptSchema, ...problemResponses(400, 401, 403, 404) },
+        response: { 200: json(ReceiptSchema, "The event's receipt"), ...problems(403, 404) },
       },
     },
     async (request) => {
@@ -122,11 +153,12 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     {
       onRequest: app.requireAccountOrKey,
       schema: {
+        operationId: 'listReceipts',
         summary: "The account's events, newest first",
         tags: ['content'],
         security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
         querystring: ReceiptListQuerySchema,
-        response: { 200: ReceiptListSchema, ...problemResponses(400, 401, 403) },
+        response: { 200: json(ReceiptListSchema, 'A page of receipts'), ...problems(403) },
       },
     },
     async (request) => {

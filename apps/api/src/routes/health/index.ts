@@ -2,6 +2,7 @@ import { checkReadiness } from '@ingest/observability';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
+import { json } from '../responses.js';
 
 const ReadinessSchema = z
   .object({
@@ -20,9 +21,12 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     {
       config: notShed,
       schema: {
+        operationId: 'checkLiveness',
         summary: 'Liveness: the process is up',
         tags: ['operations'],
-        response: { 200: z.object({ status: z.literal('ok') }) },
+        response: {
+          200: json(z.object({ status: z.literal('ok') }).meta({ id: 'Liveness' }), 'Up'),
+        },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -33,9 +37,13 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     {
       config: notShed,
       schema: {
+        operationId: 'checkReadiness',
         summary: 'Readiness: PostgreSQL and Redis answer within a second',
         tags: ['operations'],
-        response: { 200: ReadinessSchema, 503: ReadinessSchema },
+        response: {
+          200: json(ReadinessSchema, 'Ready: every check answered'),
+          503: json(ReadinessSchema, 'Not ready: the failed checks are named'),
+        },
       },
     },
     async (_request, reply) => {
@@ -52,10 +60,16 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     {
       config: notShed,
       schema: {
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics (text exposition format)',
         tags: ['operations'],
-        produces: ['text/plain'],
-        response: { 200: z.string().describe('Prometheus text format') },
+        response: {
+          200: {
+            description: 'The Prometheus text exposition format',
+            content: { 'text/plain': { schema: z.string() } },
+            headers: {},
+          },
+        },
       },
     },
     async (_request, reply) =>

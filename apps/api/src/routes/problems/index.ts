@@ -1,7 +1,7 @@
 import { ERROR_CODES, problemTypeOf, type ErrorCode } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problemResponses } from '../problem-responses.js';
+import { json, problems } from '../responses.js';
 
 const PROBLEM_TYPES = new Map(
   (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [
@@ -16,17 +16,23 @@ export const problemRoutes: FastifyPluginAsyncZod = async (app) => {
     '/:type',
     {
       schema: {
+        operationId: 'getProblemType',
         summary: 'Describe an error type',
         tags: ['errors'],
         params: z.object({ type: z.string().max(64) }),
         response: {
-          200: z.object({
-            type: z.string(),
-            code: z.string(),
-            status: z.number(),
-            title: z.string(),
-          }),
-          ...problemResponses(404),
+          200: json(
+            z
+              .object({
+                type: z.string(),
+                code: z.string(),
+                status: z.number(),
+                title: z.string(),
+              })
+              .meta({ id: 'ProblemType' }),
+            'The error type: its code, status and title',
+          ),
+          ...problems(404),
         },
       },
     },

@@ -12,7 +12,7 @@ import type { ApiDeps } from '../../deps.js';
 import { getArticle, listArticles } from '../../services/reads/articles.js';
 import { listCategories } from '../../services/reads/categories.js';
 import { listHighlights } from '../../services/reads/highlights.js';
-import { problemResponses } from '../problem-responses.js';
+import { json, problems } from '../responses.js';
 
 /** Public reads (no auth): articles, highlights, categories. */
 export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -20,12 +20,13 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
     '/articles',
     {
       schema: {
+        operationId: 'listArticles',
         summary: 'Articles, newest first',
         description:
           'Filter by `category` (name, ignoring case) and `author` (handle); an unknown one gives an empty list.',
         tags: ['reads'],
         querystring: ArticleListQuerySchema,
-        response: { 200: ArticleListSchema, ...problemResponses(400) },
+        response: { 200: json(ArticleListSchema, 'A page of articles') },
       },
     },
     async (request) => listArticles(deps, request.query),
@@ -35,10 +36,11 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
     '/articles/:slug',
     {
       schema: {
+        operationId: 'getArticle',
         summary: 'One article, with its body',
         tags: ['reads'],
         params: ArticleSlugParamsSchema,
-        response: { 200: ArticleSchema, ...problemResponses(400, 404) },
+        response: { 200: json(ArticleSchema, 'The article'), ...problems(404) },
       },
     },
     async (request) => getArticle(deps, request.params.slug),
@@ -48,10 +50,11 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
     '/highlights',
     {
       schema: {
+        operationId: 'listHighlights',
         summary: 'Highlights, newest first',
         tags: ['reads'],
         querystring: HighlightListQuerySchema,
-        response: { 200: HighlightListSchema, ...problemResponses(400) },
+        response: { 200: json(HighlightListSchema, 'A page of highlights') },
       },
     },
     async (request) => listHighlights(deps, request.query),
@@ -61,9 +64,10 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
     '/categories',
     {
       schema: {
+        operationId: 'listCategories',
         summary: 'Every category, with its article count',
         tags: ['reads'],
-        response: { 200: CategoryListSchema },
+        response: { 200: json(CategoryListSchema, 'Every category, by name') },
       },
     },
     async () => listCategories(deps),
