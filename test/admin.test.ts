@@ -166,6 +166,11 @@ describe('the dashboard session cookie and other sites', () => {
       origin: 'http://localhost:80',
     });
     expect(sameOrigin.statusCode, sameOrigin.body).toBe(200);
+    // The same origin however it is spelled: the default port may be left out.
+    const defaultPort = await withCookie('POST', '/api/admin/queue/resume', session, {
+      origin: 'http://localhost',
+    });
+    expect(defaultPort.statusCode, defaultPort.body).toBe(200);
     const fetchMetadata = await withCookie('POST', '/api/admin/queue/resume', session, {
       'sec-fetch-site': 'same-origin',
     });
@@ -181,6 +186,22 @@ describe('the dashboard session cookie and other sites', () => {
       headers: { ...bearer(admin.token), origin: 'http://evil.example' },
     });
     expect(byToken.statusCode).toBe(200);
+  });
+});
+
+describe('the job board (bull-board)', () => {
+  it('is read-only: anything but a read is 405, whatever its body', async () => {
+    const response = await api.app.inject({
+      method: 'PUT',
+      url: '/dashboard/queues/api/queues/content-events/retry/failed',
+      headers: {
+        ...bearer(admin.token),
+        'content-type': 'application/json; charset=utf-16',
+      },
+      payload: '[]',
+    });
+    expectProblem(response, 405, 'METHOD_NOT_ALLOWED');
+    expect(response.headers.allow).toBe('GET, HEAD');
   });
 });
 

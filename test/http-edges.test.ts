@@ -149,6 +149,20 @@ describe('errors', () => {
     expect(keys.headers.allow).toBe('GET, HEAD, POST');
   });
 
+  it('judges the route before the body: a wrong method or path with a bad body is 405/404', async () => {
+    const send = (method: 'POST' | 'DELETE', url: string, contentType: string, body: string) =>
+      api.app.inject({ method, url, headers: { 'content-type': contentType }, payload: body });
+    for (const [contentType, body] of [
+      ['application/json', '{"not json'],
+      ['application/json; charset=iso-8859-1', '{}'],
+      ['text/plain', 'hello'],
+    ]) {
+      const wrongMethod = await send('DELETE', '/api/categories', contentType!, body!);
+      expectProblem(wrongMethod, 405, 'METHOD_NOT_ALLOWED');
+      expectProblem(await send('POST', '/api/nothing-here', contentType!, body!), 404, 'NOT_FOUND');
+    }
+  });
+
   it('answers a path whose percent-escapes are not UTF-8 with 400 naming the url', async () => {
     const problem = expectProblem(
       await api.app.inject({ method: 'GET', url: '/api/articles/%ff' }),
@@ -266,6 +280,17 @@ describe("what Node's HTTP parser refuses, over a real socket", () => {
     expect(head).toMatch(/content-type: application\/problem\+json/i);
     const requestId = /x-request-id: (\S+)/i.exec(head)?.[1];
     expect(problem).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE', requestId });
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 naming the header, as a problem', async () => {
+    const answer = await exchange('GET /api/categories HTTP/1.1\r\nConnection: close\r\n\r\n');
+    const { head, problem } = problemIn(answer);
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/content-type: application\/problem\+json/i);
+    expect(problem).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [{ path: 'headers.host', message: expect.any(String) }],
+    });
   });
 
   it('answers a request line that is not HTTP with 400, as a problem', async () => {

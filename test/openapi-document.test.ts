@@ -75,8 +75,18 @@ describe('the OpenAPI document', () => {
     expect(
       where((operation) =>
         Object.values(operation.responses).every(
-          (response) => 'x-request-id' in (response.headers ?? {}),
+          (response) =>
+            (response.headers?.['x-request-id'] as { required?: boolean } | undefined)?.required ===
+            true,
         ),
+      ),
+    ).toEqual([]);
+    // Every 401, a wrong password included, says how to authenticate.
+    expect(
+      where(
+        (operation) =>
+          !('401' in operation.responses) ||
+          'www-authenticate' in (operation.responses['401']?.headers ?? {}),
       ),
     ).toEqual([]);
     expect(
@@ -164,8 +174,15 @@ describe('the OpenAPI document', () => {
         expect.arrayContaining(['location', 'idempotent-replayed', 'ratelimit-limit']),
       );
     }
-    // Only a wait that ended in time says which wait it applied.
-    expect(Object.keys(publish.responses['200']?.headers ?? {})).toContain('preference-applied');
+    // Only a wait that ended in time says which wait it applied; a failure it ended in
+    // comes with the headers of the acceptance.
+    for (const status of ['200', '400', '404', '409', '500']) {
+      expect(Object.keys(publish.responses[status]?.headers ?? {}), status).toEqual(
+        expect.arrayContaining(['location', 'preference-applied', 'idempotent-replayed']),
+      );
+    }
+    // Rate limits count every request: their headers come with every answer after the count.
+    expect(Object.keys(publish.responses['422']?.headers ?? {})).toContain('ratelimit-remaining');
     const session = operations.find(
       ({ operation }) => operation.operationId === 'logInOperator',
     )!.operation;

@@ -11,6 +11,7 @@ import { dashboardPlugin } from './plugins/dashboard.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors.js';
 import { gracefulClosePlugin } from './plugins/graceful-close.js';
+import { hostHeaderPlugin } from './plugins/host-header.js';
 import { jsonOnlyPlugin } from './plugins/json-only.js';
 import { loadSheddingPlugin } from './plugins/load-shedding.js';
 import { metricsPlugin } from './plugins/metrics.js';
@@ -45,6 +46,8 @@ export async function buildApp(deps: ApiDeps) {
     clientErrorHandler,
     // Requests that arrive while closing get our 503 problem (plugins/graceful-close.ts).
     return503OnClosing: false,
+    // And a missing Host our 400 problem (plugins/host-header.ts), not Node's bare one.
+    http: { requireHostHeader: false },
   }).withTypeProvider<ZodTypeProvider>();
   app.decorateRequest('eventId', null);
   // Every route as registered, so that a test can hold the OpenAPI document to all of them.
@@ -66,6 +69,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(requestIdPlugin);
   await app.register(gracefulClosePlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(hostHeaderPlugin);
   await app.register(loadSheddingPlugin, deps.config.loadShedding);
   await app.register(metricsPlugin, { metrics: deps.metrics });
   await app.register(jsonOnlyPlugin);

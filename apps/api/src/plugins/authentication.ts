@@ -105,12 +105,23 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * than with @fastify/csrf-protection, whose tokens would need a round trip from the page
  * and a secret of their own for what two headers already tell.
  */
+/** Whether Origin names this API's origin; URL compares them normalised (`:80` or not). */
+function isOwnOrigin(request: FastifyRequest): boolean {
+  const { origin } = request.headers;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).origin === new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return false; // `Origin: null` (a sandboxed page), or no usable Host
+  }
+}
+
 export function refuseCrossSite(request: FastifyRequest): void {
   if (SAFE_METHODS.has(request.method)) return;
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined) {
     if (site === 'same-origin') return;
-  } else if (request.headers.origin === `${request.protocol}://${request.host}`) return;
+  } else if (isOwnOrigin(request)) return;
   throw new AppError(
     'FORBIDDEN',
     'A request authenticated by the session cookie must come from this site (Origin or Sec-Fetch-Site)',

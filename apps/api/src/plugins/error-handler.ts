@@ -1,6 +1,6 @@
 import { isAppError, type ErrorCode, type FieldProblem } from '@ingest/contracts';
 import { databaseFailureOf } from '@ingest/db';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sendProblem } from './problem.js';
@@ -34,6 +34,18 @@ const FASTIFY_ERROR_CODES: Record<string, { code: ErrorCode; detail: string }> =
   },
 };
 
+const BODY_ERROR_CODES = new Set<string>([
+  'INVALID_JSON',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+]);
+
+/** Whether the error is about the body (its media type, size or syntax), ours or Fastify's. */
+function isBodyError(error: FastifyError): boolean {
+  if (isAppError(error)) return BODY_ERROR_CODES.has(error.code);
+  return typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_');
+}
+
 /** `/data/body/3` in the body becomes `data.body.3`; other parts are named: `query.limit`. */
 function fieldPath(instancePath: string, context: string | undefined): string {
   const path = instancePath.split('/').filter(Boolean).join('.');
@@ -55,7 +67,29 @@ function logFailure(request: FastifyRequest, error: unknown): void {
 
 export const errorHandlerPlugin = fp(
   async (app: FastifyInstance) => {
+    // A path that exists under other methods is a 405 naming them (RFC 9110), not a 404.
+    // (A route of this very method that found nothing to serve is a plain 404.)
+    const answerNotFound = (request: FastifyRequest, reply: FastifyReply) => {
+      const path = request.url.split('?')[0] ?? '';
+      const routed = (method: string) => app.findRoute({ method, url: path }) !== null;
+      const allowed = routed(request.method) ? [] : METHODS.filter(routed);
+      if (allowed.length > 0) {
+        return sendProblem(request, reply, {
+          code: 'METHOD_NOT_ALLOWED',
+          detail: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+          headers: { allow: allowed.join(', ') },
+        });
+      }
+      return sendProblem(request, reply, {
+        code: 'NOT_FOUND',
+        detail: `No route for ${request.method} ${path}`,
+      });
+    };
+
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // A body sent to no route fails to parse before the not-found handler runs: what is
+      // wrong is the route, not the body.
+      if (request.is404 && isBodyError(error)) return answerNotFound(request, reply);
       if (isAppError(error)) {
         if (error.status >= 500) logFailure(request, error);
         return sendProblem(request, reply, {
@@ -115,24 +149,7 @@ export const errorHandlerPlugin = fp(
       });
     });
 
-    // A path that exists under other methods is a 405 naming them (RFC 9110), not a 404.
-    // (A route of this very method that found nothing to serve is a plain 404.)
-    app.setNotFoundHandler((request, reply) => {
-      const path = request.url.split('?')[0] ?? '';
-      const routed = (method: string) => app.findRoute({ method, url: path }) !== null;
-      const allowed = routed(request.method) ? [] : METHODS.filter(routed);
-      if (allowed.length > 0) {
-        return sendProblem(request, reply, {
-          code: 'METHOD_NOT_ALLOWED',
-          detail: `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
-          headers: { allow: allowed.join(', ') },
-        });
-      }
-      return sendProblem(request, reply, {
-        code: 'NOT_FOUND',
-        detail: `No route for ${request.method} ${path}`,
-      });
-    });
+    app.setNotFoundHandler(answerNotFound);
   },
   { name: 'error-handler' },
 );

@@ -4,7 +4,7 @@ import { PROBLEM_CONTENT_TYPE } from '@ingest/contracts';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { HEADERS, type ResponseHeaders } from '../routes/responses.js';
+import { HEADERS, problemHeaders, type ResponseHeaders } from '../routes/responses.js';
 
 type Transform = typeof jsonSchemaTransform;
 type TransformInput = Parameters<Transform>[0];
@@ -18,9 +18,9 @@ const REQUEST_ID_HEADER = {
   },
 } as const;
 
-const problemRef = (description: string, headers: ResponseHeaders = {}) => ({
+const problemRef = (status: number, description: string) => ({
   description,
-  headers,
+  headers: problemHeaders(status),
   content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
@@ -33,37 +33,28 @@ function sharedResponses(input: TransformInput): Record<string, JsonObject> {
   const hasPathParameters = route.url.includes(':');
   return {
     400: problemRef(
+      400,
       'Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON',
     ),
-    ...(secured
-      ? {
-          401: problemRef('Error: UNAUTHENTICATED', {
-            'www-authenticate': { type: 'string', description: 'How to authenticate' },
-          }),
-        }
-      : {}),
+    ...(secured ? { 401: problemRef(401, 'Error: UNAUTHENTICATED') } : {}),
     ...(['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)
       ? {
-          413: problemRef('Error: PAYLOAD_TOO_LARGE'),
-          415: problemRef('Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8)'),
+          413: problemRef(413, 'Error: PAYLOAD_TOO_LARGE'),
+          415: problemRef(
+            415,
+            'Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8)',
+          ),
         }
       : {}),
     // Said of the path rather than of this method: another method sent to the same path.
-    405: problemRef('Error: METHOD_NOT_ALLOWED, for a method this path does not take', {
-      allow: { type: 'string', description: 'The methods this path takes' },
-    }),
+    405: problemRef(405, 'Error: METHOD_NOT_ALLOWED, for a method this path does not take'),
     ...(hasPathParameters
-      ? { 414: problemRef('Error: URI_TOO_LONG (a path parameter past 256 characters)') }
+      ? { 414: problemRef(414, 'Error: URI_TOO_LONG (a path parameter past 256 characters)') }
       : {}),
-    500: problemRef('Error: INTERNAL_ERROR'),
+    500: problemRef(500, 'Error: INTERNAL_ERROR'),
     // Probes and scrapes are never shed (health routes); everything else may be.
     ...(sheds === undefined
-      ? {
-          503: problemRef(
-            'Error: UNAVAILABLE (overloaded, or the database away)',
-            HEADERS.retryAfter,
-          ),
-        }
+      ? { 503: problemRef(503, 'Error: UNAVAILABLE (overloaded, or the database away)') }
       : {}),
   };
 }
@@ -97,8 +88,15 @@ const transform: Transform = (input) => {
   for (const [status, shared] of Object.entries(sharedResponses(input))) {
     responses[status] ??= shared;
   }
+  // A rate-limited operation (one that declares 429) counts every request, so every
+  // answer after the count carries the RateLimit-* headers, errors included.
+  const counted = '429' in responses ? HEADERS.rateLimit : {};
   for (const response of Object.values(responses)) {
-    response.headers = { ...(response.headers as JsonObject | undefined), ...REQUEST_ID_HEADER };
+    response.headers = {
+      ...counted,
+      ...(response.headers as JsonObject | undefined),
+      ...REQUEST_ID_HEADER,
+    };
   }
   const headers = (schema.headers as JsonObject | undefined) ?? { type: 'object', properties: {} };
   return {
@@ -146,6 +144,27 @@ function withoutUnreachableSchemas(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Every response carries x-request-id: the document says so (`required: true`), which
+ * @fastify/swagger cannot express from a route's header schema, so it is set here.
+ */
+function withRequestIdRequired(document: OpenApiDocument): OpenApiDocument {
+  const paths = 'paths' in document && isObject(document.paths) ? document.paths : {};
+  for (const operations of Object.values(paths).filter(isObject)) {
+    for (const operation of Object.values(operations).filter(isObject)) {
+      const responses = isObject(operation.responses) ? operation.responses : {};
+      for (const response of Object.values(responses).filter(isObject)) {
+        const header = isObject(response.headers) ? response.headers['x-request-id'] : undefined;
+        if (isObject(header)) header.required = true;
+      }
+    }
+  }
+  return document;
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas the routes declare (never
  * written by hand), at /openapi.json, and a reference page (Scalar) at /docs. It must be
@@ -183,7 +202,8 @@ export const openapiPlugin = fp(
         ],
       },
       transform,
-      transformObject: (input) => withoutUnreachableSchemas(jsonSchemaTransformObject(input)),
+      transformObject: (input) =>
+        withRequestIdRequired(withoutUnreachableSchemas(jsonSchemaTransformObject(input))),
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await app.register(scalarReference, {

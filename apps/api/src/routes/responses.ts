@@ -27,6 +27,7 @@ export const HEADERS = {
     'ratelimit-reset': header('integer', 'Seconds until the window resets'),
   },
   retryAfter: { 'retry-after': header('integer', 'Seconds to wait before trying again') },
+  allow: { allow: header('string', 'The methods this path takes') },
   setCookie: { 'set-cookie': header('string', 'The operators session cookie (ingest_admin)') },
 } satisfies Record<string, ResponseHeaders>;
 
@@ -46,10 +47,16 @@ export const empty = (description: string, headers: ResponseHeaders = {}) => ({
 
 /** Headers particular problems carry. */
 const PROBLEM_HEADERS: Partial<Record<number, ResponseHeaders>> = {
+  // Every 401 says how to authenticate (RFC 9110), a wrong password at login included.
+  401: { 'www-authenticate': header('string', 'The schemes this operation takes') },
+  405: HEADERS.allow,
   409: { 'retry-after': header('integer', 'With IDEMPOTENCY_KEY_IN_USE: when to retry') },
   429: { ...HEADERS.retryAfter, ...HEADERS.rateLimit },
   503: HEADERS.retryAfter,
 };
+
+/** The headers a problem of this status carries, besides those of its operation. */
+export const problemHeaders = (status: number): ResponseHeaders => PROBLEM_HEADERS[status] ?? {};
 
 /** The problem document (application/problem+json) a route answers with, for each status. */
 export function problems<const Status extends number>(...statuses: Status[]) {
@@ -66,6 +73,6 @@ export function problem(status: number, headers: ResponseHeaders = {}) {
   return {
     description: `Error: ${codes.join(', ') || 'see the code'}`,
     content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
-    headers: { ...PROBLEM_HEADERS[status], ...headers },
+    headers: { ...problemHeaders(status), ...headers },
   };
 }

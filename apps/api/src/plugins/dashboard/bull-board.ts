@@ -1,10 +1,12 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
+import { AppError } from '@ingest/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../../deps.js';
 
 export const BULL_BOARD_PATH = '/dashboard/queues';
+const READ_METHODS = new Set(['GET', 'HEAD']);
 
 /**
  * bull-board at /dashboard/queues, for operators only. It is encapsulated (not wrapped
@@ -17,6 +19,13 @@ export async function bullBoardPlugin(app: FastifyInstance, { deps }: { deps: Ap
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       await app.requireAdmin(request);
+      // Read-only (see below), so nothing but reads is let in: a write would only reach
+      // bull-board's own handlers, which answer a body they cannot parse with a 500.
+      if (!READ_METHODS.has(request.method)) {
+        throw new AppError('METHOD_NOT_ALLOWED', 'The job board is read-only', {
+          headers: { allow: [...READ_METHODS].join(', ') },
+        });
+      }
     } catch (error) {
       return renderError.call(app, error, request, reply);
     }

@@ -21,7 +21,7 @@ import { ingestEvent, receiptPath } from '../../services/ingest-event.js';
 import { awaitOutcome, outcomeAnswer } from '../../services/outcome.js';
 import { preferredWaitSeconds } from '../../services/prefer-wait.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
-import { HEADERS, json, problems } from '../responses.js';
+import { HEADERS, json, problem, problems } from '../responses.js';
 
 const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
 
@@ -33,6 +33,14 @@ const PUBLISH_HEADERS = {
     description: '`true` when this is the answer of an earlier call with the same Idempotency-Key',
   },
 } as const;
+
+const PREFERENCE_APPLIED = {
+  'preference-applied': { type: 'string', description: 'wait=N, the wait that was applied' },
+} as const;
+
+// Under `Prefer: wait`, an event's failure is the answer: it comes with the headers of
+// the acceptance it follows.
+const OUTCOME_HEADERS = { ...PUBLISH_HEADERS, ...PREFERENCE_APPLIED };
 
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -83,14 +91,16 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
           202: json(AcceptedEventSchema, 'Recorded and queued: the event and its receipt', {
             ...PUBLISH_HEADERS,
           }),
-          200: json(ReceiptSchema, 'With Prefer: wait, the event succeeded in time: its receipt', {
-            ...PUBLISH_HEADERS,
-            'preference-applied': {
-              type: 'string',
-              description: 'wait=N, the wait that was applied',
-            },
-          }),
-          ...problems(403, 404, 409, 422, 429),
+          200: json(
+            ReceiptSchema,
+            'With Prefer: wait, the event succeeded in time: its receipt',
+            OUTCOME_HEADERS,
+          ),
+          400: problem(400, OUTCOME_HEADERS),
+          404: problem(404, OUTCOME_HEADERS),
+          409: problem(409, OUTCOME_HEADERS),
+          500: problem(500, OUTCOME_HEADERS),
+          ...problems(403, 422, 429),
         },
       },
     },
