@@ -1,0 +1,41 @@
+// Accounts and API keys, fuzzed and held to the document: registration and login bodies
+// near the valid ones (the property suite's generators), every kind of bearer token and
+// key on /me, key creation, listing and revocation.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { apiKeyBody } from '../properties/support/api-key-arbitraries.js';
+import { loginBody, registrationBody } from '../properties/support/auth-arbitraries.js';
+import { createKey } from '../support/accounts.js';
+import { fuzzEachOperation } from './support/each-operation.js';
+import type { OperationProfile } from './support/operation-requests.js';
+import { startContract, type ContractSetup } from './support/setup.js';
+
+let setup: ContractSetup;
+const profiles: Record<string, OperationProfile> = {};
+
+beforeAll(async () => {
+  // Key creation succeeds through the whole run: the quota has tests of its own.
+  setup = await startContract({ API_KEY_QUOTA: '10000' });
+  const { api, credentials } = setup;
+  const { publisher, other, admin } = credentials;
+  // Keys that revocation may take: never the ones requests authenticate with.
+  const revocable = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      createKey(api, publisher, { name: `revocable ${i}`, scopes: ['content:read'] }),
+    ),
+  );
+  const others = await createKey(api, other, { name: 'not yours', scopes: ['content:read'] });
+
+  profiles['POST /api/auth/register'] = { body: registrationBody(api.tag) };
+  profiles['POST /api/auth/login'] = { body: loginBody([publisher, other, admin]) };
+  profiles['POST /api/webhooks/api-keys'] = { body: apiKeyBody(Date.now()) };
+  profiles['DELETE /api/webhooks/api-keys/{id}'] = {
+    pathValues: { id: fc.constantFrom(...revocable.map((key) => key.id), others.id) },
+  };
+});
+
+afterAll(() => setup?.api.close());
+
+describe('accounts and API keys answer as the document says', () => {
+  fuzzEachOperation('auth-and-keys', () => setup, profiles);
+});
