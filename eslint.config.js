@@ -46,7 +46,8 @@ export default tseslint.config(
     },
   },
   {
-    // Only the config package reads the environment (STYLE.md); tests and scripts may.
+    // Only the config package reads the environment, so that every setting is validated
+    // and documented in one place (README, Configuration); tests and scripts may.
     files: ['apps/**/*.ts', 'packages/**/*.ts'],
     ignores: ['packages/config/**', '**/*.test.ts', '**/scripts/**', '**/cli/**'],
     rules: {
@@ -80,6 +81,109 @@ export default tseslint.config(
           selector:
             'MemberExpression[object.property.name=/^(webhookLog|eventAttempt|pendingOrderKey|idempotencyKey)$/][property.name=/^(create|createMany|createManyAndReturn|update|updateMany|upsert|delete|deleteMany)$/]',
           message: 'Write the event log through @ingest/event-log.',
+        },
+      ],
+    },
+  },
+  {
+    // Layers point one way (README, Layout). ESLint's own rule is enough: the layers are
+    // folders, so a path pattern names each one, without a resolver-based plugin.
+    files: ['packages/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@ingest/(api|worker|dashboard)(/|$)|(^|/)apps/',
+              message: 'A package serves the apps; it never imports one.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/api/src/access/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^\\.\\./(services|plugins|routes)/|^\\.\\./(app|runtime|server)\\.js$|^@ingest/(worker|dashboard)(/|$)',
+              message: 'Access policy sits below services, plugins and routes.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/api/src/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '(^|/)(plugins|routes)/|^(\\.\\./)+(app|runtime|server)\\.js$|^@ingest/(worker|dashboard)(/|$)',
+              message:
+                'Services know nothing of HTTP: plugins and routes call them, not the reverse.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/api/src/plugins/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '(^|/)routes/|^(\\.\\./)+(app|runtime|server)\\.js$|^@ingest/(worker|dashboard)(/|$)',
+              message: 'Plugins serve the routes; they never import one.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/worker/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@ingest/(api|dashboard)(/|$)',
+              message: 'The worker and the API share packages, not code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/api/src/**/*.ts'],
+    ignores: ['apps/api/src/services/**', 'apps/api/src/plugins/**', 'apps/api/src/access/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@ingest/(worker|dashboard)(/|$)',
+              message: 'The worker and the API share packages, not code.',
+            },
+          ],
         },
       ],
     },

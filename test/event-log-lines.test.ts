@@ -1,7 +1,7 @@
 // Recording an event of a line waits while another recording of the same line is not
 // committed, so that within a line, sequence order is commit order: a worker can never
 // see a later event of a line before an earlier one.
-import { insertAccepted, type AcceptedRecord } from '@ingest/event-log';
+import { insertAccepted, type QueuedEvent } from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
@@ -20,7 +20,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-const update = (slug: string): AcceptedRecord => ({
+const update = (slug: string): QueuedEvent => ({
   id: uuidv7(),
   accountId: account.id,
   apiKeyId,

@@ -4,9 +4,14 @@ import type { Logger } from '@ingest/logger';
 import type { ContentQueue, MinuteCounter } from '@ingest/queue';
 import type { Redis } from 'ioredis';
 import type { ApiMetrics } from './metrics.js';
+import type { AcceptBatcher } from './services/accept-batcher.js';
+import type { ApiKeyAuthenticator } from './services/api-key-auth.js';
 import type { EventWaiter } from './services/event-waiter.js';
 
-/** Everything the API needs from outside; server.ts builds it, tests build their own. */
+/**
+ * Everything the API works with that outlives a request: clients, and the stateful
+ * services built on them. runtime.ts builds it, once; routes and plugins only receive it.
+ */
 export interface ApiDeps {
   config: ApiConfig;
   db: Database;
@@ -14,6 +19,10 @@ export interface ApiDeps {
   redis: Redis;
   /** The content-events queue, on a fail-fast connection of its own. */
   queue: ContentQueue;
+  /** Records accepted events in group commits and queues their jobs. */
+  acceptBatcher: AcceptBatcher;
+  /** Checks `x-api-key`, with a cache of the keys seen. */
+  apiKeys: ApiKeyAuthenticator;
   /** Lets `Prefer: wait` requests hear when their event is finished. */
   waiter: EventWaiter;
   /** Events accepted per minute, for the operators' throughput chart. */

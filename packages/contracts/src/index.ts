@@ -24,3 +24,5 @@ export * from './receipts.js';
 export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';
+export { failed, succeeded, type Result } from './result.js';
+export { receiptPath } from './paths.js';

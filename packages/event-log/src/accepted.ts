@@ -2,7 +2,7 @@ import type { EventName } from '@ingest/contracts';
 import type { Queryable } from './queryable.js';
 
 /** An event the API accepted, as it is recorded (status `queued`). */
-export interface AcceptedRecord {
+export interface QueuedEvent {
   id: string;
   accountId: string;
   apiKeyId: string;
@@ -65,24 +65,24 @@ const INSERT_ACCEPTED = `
  * when they were received: the same moment for all, as one statement sees one now().
  * The only way an accepted event is recorded, batched or alone, inside a transaction or not.
  */
-export async function insertAccepted(on: Queryable, records: AcceptedRecord[]): Promise<Date> {
+export async function insertAccepted(on: Queryable, events: QueuedEvent[]): Promise<Date> {
   const { rows } = await on.query<{ recorded: number; received_at: Date | null }>({
     name: 'insert-accepted-events',
     text: INSERT_ACCEPTED,
     values: [
-      records.map((record) => record.id),
-      records.map((record) => record.accountId),
-      records.map((record) => record.apiKeyId),
-      records.map((record) => record.event),
-      records.map((record) => JSON.stringify(record.payload)),
-      records.map((record) => record.requestId),
-      records.map((record) => JSON.stringify(record.orderKeys)),
-      records.map((record) => record.notifyOnFinish),
+      events.map((queued) => queued.id),
+      events.map((queued) => queued.accountId),
+      events.map((queued) => queued.apiKeyId),
+      events.map((queued) => queued.event),
+      events.map((queued) => JSON.stringify(queued.payload)),
+      events.map((queued) => queued.requestId),
+      events.map((queued) => JSON.stringify(queued.orderKeys)),
+      events.map((queued) => queued.notifyOnFinish),
     ],
   });
   const [row] = rows;
-  if (row?.received_at == null || row.recorded !== records.length) {
-    throw new Error(`recorded ${row?.recorded ?? 0} of ${records.length} accepted events`);
+  if (row?.received_at == null || row.recorded !== events.length) {
+    throw new Error(`recorded ${row?.recorded ?? 0} of ${events.length} accepted events`);
   }
   return row.received_at;
 }

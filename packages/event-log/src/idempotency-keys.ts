@@ -1,6 +1,6 @@
 import { AppError } from '@ingest/contracts';
 import type pg from 'pg';
-import { insertAccepted, type AcceptedRecord } from './accepted.js';
+import { insertAccepted, type QueuedEvent } from './accepted.js';
 import { inTransaction, type Queryable } from './queryable.js';
 
 export interface IdempotencyClaim {
@@ -28,20 +28,20 @@ const LOCK_NOT_AVAILABLE = '55P03';
  */
 export async function recordAcceptedOnce(
   pool: pg.Pool,
-  record: AcceptedRecord,
+  queued: QueuedEvent,
   claim: IdempotencyClaim,
 ): Promise<RecordedOnce> {
   return inTransaction(pool, async (client) => {
-    const owner = await claimKey(client, record, claim);
-    if (owner !== record.id) return { replayOf: owner };
-    return { receivedAt: await insertAccepted(client, [record]) };
+    const owner = await claimKey(client, queued, claim);
+    if (owner !== queued.id) return { replayOf: owner };
+    return { receivedAt: await insertAccepted(client, [queued]) };
   });
 }
 
-/** The event the key belongs to: `record`'s own id when this request claimed it. */
+/** The event the key belongs to: `queued`'s own id when this request claimed it. */
 async function claimKey(
   client: Queryable,
-  record: AcceptedRecord,
+  queued: QueuedEvent,
   claim: IdempotencyClaim,
 ): Promise<string> {
   await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
@@ -55,9 +55,9 @@ async function claimKey(
           SET request_hash = EXCLUDED.request_hash, event_id = EXCLUDED.event_id, created_at = now()
           WHERE idempotency_keys.created_at < now() - make_interval(hours => $5)
         RETURNING event_id`,
-      values: [record.accountId, claim.key, claim.requestHash, record.id, claim.ttlHours],
+      values: [queued.accountId, claim.key, claim.requestHash, queued.id, claim.ttlHours],
     });
-    if (inserted.rows.length === 1) return record.id;
+    if (inserted.rows.length === 1) return queued.id;
   } catch (error) {
     if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
       throw new AppError(
@@ -70,7 +70,7 @@ async function claimKey(
   }
   const { rows } = await client.query<{ request_hash: Uint8Array; event_id: string }>(
     'SELECT request_hash, event_id FROM idempotency_keys WHERE account_id = $1::uuid AND key = $2',
-    [record.accountId, claim.key],
+    [queued.accountId, claim.key],
   );
   const [existing] = rows;
   if (existing === undefined) throw new Error('idempotency key vanished after a conflict');

@@ -7,14 +7,14 @@ export {
   type UnfinishedStatus,
 } from './status.js';
 export { inTransaction, type Queryable } from './queryable.js';
-export { insertAccepted, type AcceptedRecord } from './accepted.js';
+export { insertAccepted, type QueuedEvent } from './accepted.js';
 export {
   recordAcceptedOnce,
   expireIdempotencyKeys,
   type IdempotencyClaim,
   type RecordedOnce,
 } from './idempotency-keys.js';
-export { insertRejected, type RejectedRecord } from './rejected.js';
+export { insertRejected, type RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';
 export { recordApplied, type AppliedEvent } from './applied.js';

@@ -1,7 +1,7 @@
 import type { Queryable } from './queryable.js';
 
 /** A call refused after its key and scope were checked, recorded as `rejected`. */
-export interface RejectedRecord {
+export interface RejectedEvent {
   id: string;
   accountId: string;
   apiKeyId: string;
@@ -15,7 +15,7 @@ export interface RejectedRecord {
 }
 
 /** Records a refused call, finished at once: an operator can see what a bot sent, and why not. */
-export async function insertRejected(on: Queryable, record: RejectedRecord): Promise<void> {
+export async function insertRejected(on: Queryable, rejected: RejectedEvent): Promise<void> {
   await on.query({
     name: 'insert-rejected-event',
     text: `
@@ -24,14 +24,14 @@ export async function insertRejected(on: Queryable, record: RejectedRecord): Pro
          finished_at, error)
       VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::jsonb, $6, 'rejected', '{}', now(), $7::jsonb)`,
     values: [
-      record.id,
-      record.accountId,
-      record.apiKeyId,
-      record.event,
+      rejected.id,
+      rejected.accountId,
+      rejected.apiKeyId,
+      rejected.event,
       // A body of JSON null (or none) is stored as JSON null, not SQL NULL.
-      JSON.stringify(record.payload ?? null),
-      record.requestId,
-      JSON.stringify(record.error),
+      JSON.stringify(rejected.payload ?? null),
+      rejected.requestId,
+      JSON.stringify(rejected.error),
     ],
   });
 }

@@ -1,6 +1,6 @@
+import { MINUTE_MS } from '@ingest/domain';
 import type { Redis } from 'ioredis';
 
-const MINUTE_MS = 60_000;
 const KEEP_SECONDS = 2 * 60 * 60;
 const FLUSH_INTERVAL_MS = 1_000;
 

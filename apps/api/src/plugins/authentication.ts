@@ -2,12 +2,11 @@ import fastifyJwt from '@fastify/jwt';
 import { AppError, isAppError } from '@ingest/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { CHALLENGES, unauthenticated } from '../access/challenges.js';
+import { ADMIN_ROLE, type Principal } from '../access/principal.js';
+import { accountOfToken } from '../access/token-accounts.js';
+import { refuseCrossSite } from './cross-site.js';
 import type { ApiDeps } from '../deps.js';
-import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from '../services/api-key-auth.js';
-
-export type Principal =
-  | { via: 'token'; accountId: string }
-  | { via: 'apiKey'; accountId: string; apiKeyId: string; scopes: string[] };
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -30,7 +29,6 @@ declare module 'fastify' {
     requireApiKey: (request: FastifyRequest) => Promise<void>;
     /** A hook that requires an operator: an admin account's bearer token or session cookie. */
     requireAdmin: (request: FastifyRequest) => Promise<void>;
-    apiKeys: ApiKeyAuthenticator;
   }
 }
 
@@ -38,21 +36,9 @@ export const API_KEY_HEADER = 'x-api-key';
 /** The operators' session: the same JWT, in an HttpOnly cookie, accepted by admin routes only. */
 export const ADMIN_SESSION_COOKIE = 'ingest_admin';
 const ISSUER = 'ingest';
-export const ADMIN_ROLE = 'admin';
 const AUDIENCE = 'ingest-api';
 
-/** Challenges a 401 carries (RFC 9110): how to authenticate on this route. */
-export const CHALLENGES = {
-  bearer: 'Bearer realm="ingest"',
-  apiKey: 'ApiKey realm="ingest", header="x-api-key"',
-} as const;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const unauthenticated = (message: string, ...challenges: string[]) =>
-  new AppError('UNAUTHENTICATED', message, {
-    headers: { 'www-authenticate': challenges.join(', ') },
-  });
 
 /**
  * The account id a bearer token (or, where allowed, the operators' session cookie) was
@@ -74,7 +60,10 @@ async function tokenSubject(
         ? await request.jwtVerify<{ sub: string }>()
         : request.server.jwt.verify<{ sub: string }>(sessionToken));
   } catch (error) {
-    const expired = (error as { code?: string }).code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED';
+    const expired =
+      error instanceof Error &&
+      'code' in error &&
+      error.code === 'FST_JWT_AUTHORIZATION_TOKEN_EXPIRED';
     throw unauthenticated(
       expired
         ? 'The token has expired; log in again'
@@ -92,41 +81,6 @@ async function tokenSubject(
 const bySessionCookie = (request: FastifyRequest) =>
   !/^Bearer\s+\S/i.test(request.headers.authorization ?? '') &&
   request.cookies[ADMIN_SESSION_COOKIE] !== undefined;
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/**
- * A browser sends the session cookie with any request to this site, including one a
- * hostile page makes it send (cross-site request forgery). SameSite=Strict stops that in
- * current browsers; this is the second line, checked on every state-changing request the
- * cookie authenticates: the browser must say the request comes from this origin, through
- * Sec-Fetch-Site or Origin, which pages cannot forge. Same-origin calls of the dashboard
- * pass; non-browser clients use a bearer token and are not concerned. Written here rather
- * than with @fastify/csrf-protection, whose tokens would need a round trip from the page
- * and a secret of their own for what two headers already tell.
- */
-/** Whether Origin names this API's origin; URL compares them normalised (`:80` or not). */
-function isOwnOrigin(request: FastifyRequest): boolean {
-  const { origin } = request.headers;
-  if (origin === undefined) return false;
-  try {
-    return new URL(origin).origin === new URL(`${request.protocol}://${request.host}`).origin;
-  } catch {
-    return false; // `Origin: null` (a sandboxed page), or no usable Host
-  }
-}
-
-export function refuseCrossSite(request: FastifyRequest): void {
-  if (SAFE_METHODS.has(request.method)) return;
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined) {
-    if (site === 'same-origin') return;
-  } else if (isOwnOrigin(request)) return;
-  throw new AppError(
-    'FORBIDDEN',
-    'A request authenticated by the session cookie must come from this site (Origin or Sec-Fetch-Site)',
-  );
-}
 
 export const authenticationPlugin = fp(
   async (app: FastifyInstance, { deps }: { deps: ApiDeps }) => {
@@ -146,25 +100,11 @@ export const authenticationPlugin = fp(
       },
     });
     app.decorateRequest('principal', null);
-    const apiKeys = createApiKeyAuthenticator(deps);
-    app.decorate('apiKeys', apiKeys);
 
     async function principalFromKey(request: FastifyRequest): Promise<Principal> {
       const presented = request.headers[API_KEY_HEADER];
-      const key = await apiKeys.authenticate(Array.isArray(presented) ? undefined : presented);
+      const key = await deps.apiKeys.authenticate(Array.isArray(presented) ? undefined : presented);
       return { via: 'apiKey', ...key };
-    }
-
-    /** The account behind a token, which must still exist (a token outlives a deletion). */
-    async function accountOfToken(accountId: string) {
-      const account = await deps.db.prisma.account.findUnique({
-        where: { id: accountId },
-        select: { id: true, role: true },
-      });
-      if (account === null) {
-        throw unauthenticated('The account of this token no longer exists', CHALLENGES.bearer);
-      }
-      return account;
     }
 
     async function principalFromToken(request: FastifyRequest): Promise<Principal> {
@@ -175,7 +115,7 @@ export const authenticationPlugin = fp(
           CHALLENGES.bearer,
         );
       }
-      return { via: 'token', accountId: (await accountOfToken(sub)).id };
+      return { via: 'token', accountId: (await accountOfToken(deps.db, sub)).id };
     }
 
     app.decorate('requireAccount', async (request: FastifyRequest) => {
@@ -212,8 +152,6 @@ export const authenticationPlugin = fp(
       }
     });
 
-    // The role is read from the database on every request, not from the token, so that
-    // taking it away takes effect at once.
     app.decorate('requireAdmin', async (request: FastifyRequest) => {
       const sub = await tokenSubject(request, true);
       if (sub === undefined) {
@@ -222,7 +160,7 @@ export const authenticationPlugin = fp(
           CHALLENGES.bearer,
         );
       }
-      const account = await accountOfToken(sub);
+      const account = await accountOfToken(deps.db, sub);
       if (account.role !== ADMIN_ROLE)
         throw new AppError('FORBIDDEN', 'Only operators (admin accounts) may do this');
       if (bySessionCookie(request)) refuseCrossSite(request);
@@ -236,22 +174,6 @@ export const authenticationPlugin = fp(
 export function principalOf(request: FastifyRequest): Principal {
   if (request.principal === null) throw new Error('route is missing an authenticate hook');
   return request.principal;
-}
-
-/**
- * Throws 403 INSUFFICIENT_SCOPE unless the caller holds one of `scopes`. A bearer token
- * is the account itself and holds every scope.
- */
-export function requireScope(
-  principal: Principal,
-  scopes: readonly string[],
-  needed = scopes[0],
-): void {
-  if (principal.via === 'token') return;
-  if (scopes.some((scope) => principal.scopes.includes(scope))) return;
-  throw new AppError('INSUFFICIENT_SCOPE', `This needs an API key with the scope ${needed}`, {
-    extensions: { requiredScopes: [...scopes] },
-  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { PROBLEM_CONTENT_TYPE } from '@ingest/contracts';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { HEADERS, problemHeaders, type ResponseHeaders } from '../routes/responses.js';
+import { HEADERS, problemHeaders, type ResponseHeaders } from './openapi-responses.js';
 
 type Transform = typeof jsonSchemaTransform;
 type TransformInput = Parameters<Transform>[0];

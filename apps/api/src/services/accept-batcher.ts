@@ -1,5 +1,5 @@
 import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
-import { insertAccepted, type AcceptedRecord } from '@ingest/event-log';
+import { insertAccepted, type QueuedEvent } from '@ingest/event-log';
 import type { ApiDeps } from '../deps.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 
@@ -14,12 +14,12 @@ export interface AcceptBatcher {
    * time it was received once its row is committed and the enqueue was tried; rejects
    * when the row could not be written (nothing was recorded then).
    */
-  accept(record: AcceptedRecord): Promise<Date>;
+  accept(queued: QueuedEvent): Promise<Date>;
   /** Resolves once every event handed in so far is written (for shutdown). */
   drain(): Promise<void>;
 }
 
-type Waiting = Submitted<AcceptedRecord, Date>;
+type Waiting = Submitted<QueuedEvent, Date>;
 
 /**
  * Group commit for the ingest path. Each request's row used to be its own INSERT and
@@ -28,7 +28,7 @@ type Waiting = Submitted<AcceptedRecord, Date>;
  * one BullMQ `addBulk`, and each still answers only after its own row is committed.
  */
 export function createAcceptBatcher(deps: Deps): AcceptBatcher {
-  const group = createGroupCommit<AcceptedRecord, Date>({
+  const group = createGroupCommit<QueuedEvent, Date>({
     // Leave half the pool to key lookups, idempotent and rejected events, and reads.
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_BATCH_ROWS,
@@ -41,7 +41,7 @@ export function createAcceptBatcher(deps: Deps): AcceptBatcher {
       for (const [waiting, receivedAt] of received) waiting.resolve(receivedAt);
     },
   });
-  return { accept: (record) => group.submit(record), drain: () => group.drain() };
+  return { accept: (queued) => group.submit(queued), drain: () => group.drain() };
 }
 
 /**

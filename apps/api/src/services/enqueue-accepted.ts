@@ -1,6 +1,6 @@
 import { enqueueContentEvents } from '@ingest/queue';
 import type { ApiDeps } from '../deps.js';
-import type { AcceptedRecord } from '@ingest/event-log';
+import type { QueuedEvent } from '@ingest/event-log';
 
 type Deps = Pick<ApiDeps, 'queue' | 'config' | 'logger'>;
 
@@ -9,23 +9,20 @@ type Deps = Pick<ApiDeps, 'queue' | 'config' | 'logger'>;
  * nothing: the rows are the outbox, and the workers' reconciler queues them once Redis
  * is back, so the caller still answers 202.
  */
-export async function enqueueOrLeaveToReconciler(
-  deps: Deps,
-  records: AcceptedRecord[],
-): Promise<void> {
-  if (records.length === 0) return;
+export async function enqueueOrLeaveToReconciler(deps: Deps, events: QueuedEvent[]): Promise<void> {
+  if (events.length === 0) return;
   try {
     await enqueueContentEvents(
       deps.queue,
-      records.map((record) => ({
-        event: record.event,
-        data: { eventId: record.id, requestId: record.requestId },
+      events.map((queued) => ({
+        event: queued.event,
+        data: { eventId: queued.id, requestId: queued.requestId },
       })),
       deps.config.jobs,
     );
   } catch (error) {
     deps.logger.warn(
-      { err: error, eventIds: records.map((record) => record.id) },
+      { err: error, eventIds: events.map((queued) => queued.id) },
       'could not enqueue; left to the outbox reconciler',
     );
   }

@@ -10,8 +10,10 @@ import {
 } from '@ingest/contracts';
 import type { z } from 'zod';
 
-export type EnvelopeCheck =
-  { ok: true; event: EventName; data: unknown } | { ok: false; error: AppError };
+export interface Envelope {
+  event: EventName;
+  data: unknown;
+}
 
 const ENVELOPE_FIELDS = new Set(['event', 'data']);
 
@@ -29,13 +31,13 @@ export function scopesToPublish(event: unknown): string[] {
     : [PUBLISH_ALL_SCOPE, ...EVENT_NAMES.map(scopeOfEvent)];
 }
 
-/** Checks `{ event, data }` around the payload; the payload itself is checked by its schema. */
-export function checkEnvelope(body: unknown): EnvelopeCheck {
+/**
+ * Checks `{ event, data }` around the payload, throwing 400 or UNKNOWN_EVENT when it is
+ * not one; the payload itself is checked by its schema.
+ */
+export function checkEnvelope(body: unknown): Envelope {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return {
-      ok: false,
-      error: invalid([{ path: '', message: 'must be an object: { "event": ..., "data": {...} }' }]),
-    };
+    throw invalid([{ path: '', message: 'must be an object: { "event": ..., "data": {...} }' }]);
   }
   const envelope = body as Record<string, unknown>;
   const problems: FieldProblem[] = Object.keys(envelope)
@@ -53,27 +55,27 @@ export function checkEnvelope(body: unknown): EnvelopeCheck {
     problems.push({ path: 'data', message: 'must be an object' });
   }
   if (typeof envelope.event === 'string' && !isEventName(envelope.event)) {
-    return {
-      ok: false,
-      error: new AppError(
-        'UNKNOWN_EVENT',
-        `Unknown event "${envelope.event.slice(0, 100).toWellFormed()}"; supported: ${EVENT_NAMES.join(', ')}`,
-        { extensions: { supportedEvents: [...EVENT_NAMES] } },
-      ),
-    };
+    throw new AppError(
+      'UNKNOWN_EVENT',
+      `Unknown event "${envelope.event.slice(0, 100).toWellFormed()}"; supported: ${EVENT_NAMES.join(', ')}`,
+      { extensions: { supportedEvents: [...EVENT_NAMES] } },
+    );
   }
-  if (problems.length > 0) return { ok: false, error: invalid(problems) };
-  return { ok: true, event: envelope.event as EventName, data: envelope.data };
+  if (problems.length > 0) throw invalid(problems);
+  return { event: envelope.event as EventName, data: envelope.data };
 }
 
-/** Validates an event's payload; field paths are given from the body: `data.title`. */
+/**
+ * An event's payload as its schema parses it, or 400 VALIDATION_FAILED with field paths
+ * given from the body: `data.title`.
+ */
 export function checkPayload<Name extends EventName>(
   schemas: EventSchemas,
   event: Name,
   data: unknown,
-): { ok: true; data: z.output<EventSchemas[Name]> } | { ok: false; error: AppError } {
+): z.output<EventSchemas[Name]> {
   const result = schemas[event].safeParse(data);
-  if (result.success) return { ok: true, data: result.data as z.output<EventSchemas[Name]> };
+  if (result.success) return result.data as z.output<EventSchemas[Name]>;
   const seen = new Set<string>();
   const errors: FieldProblem[] = [];
   const add = (segments: PropertyKey[], message: string) => {
@@ -89,5 +91,5 @@ export function checkPayload<Name extends EventName>(
       add(issue.path, issue.message);
     }
   }
-  return { ok: false, error: invalid(errors) };
+  throw invalid(errors);
 }

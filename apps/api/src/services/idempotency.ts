@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { FieldProblem } from '@ingest/contracts';
+import { AppError } from '@ingest/contracts';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
-/** The header's key, undefined when absent; a field problem when it is malformed. */
-export function idempotencyKeyFrom(
-  header: string | string[] | undefined,
-): { key: string | undefined } | { problem: FieldProblem } {
-  if (header === undefined) return { key: undefined };
-  if (typeof header === 'string' && PRINTABLE_ASCII.test(header)) return { key: header };
-  return {
-    problem: {
-      path: `headers.${IDEMPOTENCY_KEY_HEADER}`,
-      message: 'must be sent once, as 1-255 printable ASCII characters',
-    },
-  };
+/** The header's key, undefined when absent; 400 VALIDATION_FAILED when it is malformed. */
+export function idempotencyKeyFrom(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header === 'string' && PRINTABLE_ASCII.test(header)) return header;
+  throw new AppError('VALIDATION_FAILED', 'The Idempotency-Key header is malformed', {
+    errors: [
+      {
+        path: `headers.${IDEMPOTENCY_KEY_HEADER}`,
+        message: 'must be sent once, as 1-255 printable ASCII characters',
+      },
+    ],
+  });
 }
 
 /** JSON with object keys sorted, so that the same body hashes the same however it was written. */

@@ -1,21 +1,29 @@
-import { AppError, type AcceptedEvent, type EventSchemas } from '@ingest/contracts';
+import {
+  AppError,
+  isAppError,
+  receiptPath,
+  type AcceptedEvent,
+  type EventData,
+  type EventName,
+  type EventSchemas,
+} from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
-import { insertRejected, recordAcceptedOnce, type AcceptedRecord } from '@ingest/event-log';
+import { insertRejected, recordAcceptedOnce, type QueuedEvent } from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
+import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
-import { requireScope, type Principal } from '../plugins/authentication.js';
-import type { AcceptBatcher } from './accept-batcher.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
 import { idempotencyKeyFrom, requestHashOf } from './idempotency.js';
 import { recordableEventName, recordablePayload } from './recordable-payload.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'acceptedCounter' | 'metrics'> & {
-  acceptBatcher: AcceptBatcher;
-};
+type Deps = Pick<
+  ApiDeps,
+  'db' | 'queue' | 'config' | 'logger' | 'acceptBatcher' | 'acceptedCounter' | 'metrics'
+>;
 
 export interface IngestInput {
-  principal: Extract<Principal, { via: 'apiKey' }>;
+  principal: KeyPrincipal;
   body: unknown;
   requestId: string;
   /** The `Idempotency-Key` header as received. */
@@ -30,8 +38,6 @@ export interface IngestOutcome {
   replayed: boolean;
 }
 
-export const receiptPath = (id: string): string => `/api/webhooks/content/${id}`;
-
 /**
  * POST /api/webhooks/content after key validation, in the spec's order: scope check,
  * validation, WebhookLog record (durable before anything is answered), enqueue. An
@@ -45,53 +51,69 @@ export async function ingestEvent(
   input: IngestInput,
 ): Promise<IngestOutcome> {
   const { principal, body } = input;
-  const eventField = (body as { event?: unknown } | null)?.event;
+  const eventField =
+    typeof body === 'object' && body !== null && 'event' in body ? body.event : undefined;
   const scopes = scopesToPublish(eventField);
   requireScope(principal, scopes, scopes.join(' or '));
 
-  const idempotency = idempotencyKeyFrom(input.idempotencyKey);
-  const refuse = (error: AppError) => reject(deps, input, eventField, error);
-  if ('problem' in idempotency) {
-    return refuse(
-      new AppError('VALIDATION_FAILED', 'The Idempotency-Key header is malformed', {
-        errors: [idempotency.problem],
-      }),
-    );
+  let checked: CheckedCall;
+  try {
+    checked = checkCall(schemas, input);
+  } catch (error) {
+    // An invalid call is still a call: recorded as rejected, then answered with its error.
+    if (isAppError(error)) await reject(deps, input, eventField, error);
+    throw error;
   }
-  const envelope = checkEnvelope(body);
-  if (!envelope.ok) return refuse(envelope.error);
-  const payload = checkPayload(schemas, envelope.event, envelope.data);
-  if (!payload.ok) return refuse(payload.error);
+  const { idempotencyKey, event, data } = checked;
 
-  const record: AcceptedRecord = {
+  const queued: QueuedEvent = {
     id: uuidv7(),
     accountId: principal.accountId,
     apiKeyId: principal.apiKeyId,
-    event: envelope.event,
-    payload: payload.data,
+    event,
+    payload: data,
     requestId: input.requestId,
-    orderKeys: orderKeysOf(envelope.event, payload.data),
+    orderKeys: orderKeysOf(event, data),
     notifyOnFinish: input.notifyOnFinish,
   };
-  if (idempotency.key === undefined) {
+  if (idempotencyKey === undefined) {
     // Written and queued together with the other requests of the moment (group commit).
-    const receivedAt = await deps.acceptBatcher.accept(record);
-    countAccepted(deps, record);
-    return { accepted: acceptedAnswer(record.id, record.event, receivedAt), replayed: false };
+    const receivedAt = await deps.acceptBatcher.accept(queued);
+    countAccepted(deps, queued);
+    return { accepted: acceptedAnswer(queued.id, queued.event, receivedAt), replayed: false };
   }
 
   // Claimed and recorded in one transaction: requests with the same key wait on it.
-  const outcome = await recordAcceptedOnce(deps.db.pool, record, {
-    key: idempotency.key,
-    requestHash: requestHashOf({ event: envelope.event, data: payload.data }),
+  const outcome = await recordAcceptedOnce(deps.db.pool, queued, {
+    key: idempotencyKey,
+    requestHash: requestHashOf({ event, data }),
     ttlHours: deps.config.idempotency.ttlHours,
   });
   if ('replayOf' in outcome) {
     return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
   }
-  await enqueueOrLeaveToReconciler(deps, [record]);
-  countAccepted(deps, record);
-  return { accepted: acceptedAnswer(record.id, record.event, outcome.receivedAt), replayed: false };
+  await enqueueOrLeaveToReconciler(deps, [queued]);
+  countAccepted(deps, queued);
+  return { accepted: acceptedAnswer(queued.id, queued.event, outcome.receivedAt), replayed: false };
+}
+
+interface CheckedCall {
+  idempotencyKey: string | undefined;
+  event: EventName;
+  data: EventData<EventName>;
+}
+
+/** The call's parts, each checked; throws the AppError of the first part that is not valid. */
+function checkCall(schemas: EventSchemas, input: IngestInput): CheckedCall {
+  const idempotencyKey = idempotencyKeyFrom(input.idempotencyKey);
+  const { event, data } = checkEnvelope(input.body);
+  return { idempotencyKey, event, data: checkPayload(schemas, event, data) };
+}
+
+/** The id under which a refused call was recorded, when `error` is that refusal. */
+export function rejectedEventId(error: unknown): string | undefined {
+  const eventId = isAppError(error) ? error.extensions.eventId : undefined;
+  return typeof eventId === 'string' ? eventId : undefined;
 }
 
 const acceptedAnswer = (id: string, event: string, receivedAt: Date): AcceptedEvent => ({
@@ -109,9 +131,9 @@ async function originalAnswer(deps: Deps, eventId: string): Promise<AcceptedEven
   return acceptedAnswer(original.id, original.event ?? '', original.receivedAt);
 }
 
-function countAccepted(deps: Deps, record: AcceptedRecord): void {
+function countAccepted(deps: Deps, queued: QueuedEvent): void {
   deps.acceptedCounter.increment();
-  deps.metrics.eventsAccepted.inc({ event: record.event });
+  deps.metrics.eventsAccepted.inc({ event: queued.event });
 }
 
 async function reject(

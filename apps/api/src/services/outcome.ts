@@ -1,6 +1,12 @@
-import { AppError, ERROR_CODES, isErrorCode, isFinalStatus, type Receipt } from '@ingest/contracts';
+import {
+  AppError,
+  ERROR_CODES,
+  isErrorCode,
+  isFinalStatus,
+  receiptPath,
+  type Receipt,
+} from '@ingest/contracts';
 import type { ApiDeps } from '../deps.js';
-import { receiptPath } from './ingest-event.js';
 import { getReceipt } from './receipts.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'waiter' | 'logger'>;
@@ -30,11 +36,11 @@ export async function awaitOutcome(
   return receipt !== undefined && isFinalStatus(receipt.status) ? receipt : undefined;
 }
 
-/** A final receipt as the answer to the request: itself, or its failure as a problem. */
-export function outcomeAnswer(receipt: Receipt): Receipt | AppError {
-  if (receipt.status === 'succeeded') return receipt;
+/** A final receipt is the answer to the request as it is, unless it failed: then its problem. */
+export function throwUnlessSucceeded(receipt: Receipt): void {
+  if (receipt.status === 'succeeded') return;
   const code = receipt.error?.code;
-  return new AppError(
+  throw new AppError(
     isErrorCode(code) ? code : 'PROCESSING_FAILED',
     receipt.error?.message ?? ERROR_CODES.PROCESSING_FAILED.title,
     {

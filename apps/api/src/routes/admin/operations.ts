@@ -15,7 +15,7 @@ import { eventDetail } from '../../services/admin/event-detail.js';
 import { searchEvents } from '../../services/admin/event-search.js';
 import { queueState } from '../../services/admin/queue-state.js';
 import { replayEvent, replayMatching } from '../../services/admin/replay.js';
-import { json, problems } from '../responses.js';
+import { json, problems } from '../../plugins/openapi-responses.js';
 
 /** /api/admin: the queue's live state and the searchable event history, for operators. */
 export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (

@@ -2,10 +2,12 @@ import { AccountSchema, AppError, LoginRequestSchema } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
-import { ADMIN_ROLE, ADMIN_SESSION_COOKIE, refuseCrossSite } from '../../plugins/authentication.js';
-import { digestOf, rateLimitHook } from '../../plugins/rate-limit.js';
+import { ADMIN_ROLE } from '../../access/principal.js';
+import { ADMIN_SESSION_COOKIE } from '../../plugins/authentication.js';
+import { refuseCrossSite } from '../../plugins/cross-site.js';
 import { loginWithPassword } from '../../services/accounts.js';
-import { empty, HEADERS, json, problems } from '../responses.js';
+import { empty, HEADERS, json, problems } from '../../plugins/openapi-responses.js';
+import { loginRateLimits } from '../auth/login-limits.js';
 import { presentAccount } from '../auth/present-account.js';
 
 /**
@@ -29,17 +31,7 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asyn
     '/session',
     {
       bodyLimit: limits.authBodyBytes,
-      onRequest: rateLimitHook(app, [
-        { name: 'login-ip', max: limits.loginPerIpPerMinute, windowMs: 60_000, key: (r) => r.ip },
-      ]),
-      preHandler: rateLimitHook(app, [
-        {
-          name: 'login-email',
-          max: limits.loginPerEmailPerMinute,
-          windowMs: 60_000,
-          key: (r) => digestOf((r.body as { email: string }).email),
-        },
-      ]),
+      ...loginRateLimits(app, limits),
       schema: {
         operationId: 'logInOperator',
         summary: 'Log in as an operator: sets the dashboard session cookie',

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.js';
-import { empty, json, problems } from '../responses.js';
+import { empty, json, problems } from '../../plugins/openapi-responses.js';
 import { presentApiKey } from './present-api-key.js';
 
 /** /api/webhooks/api-keys: a publisher's scoped keys, managed with its bearer token. */
@@ -71,7 +71,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     },
     async (request, reply) => {
       const keyHash = await revokeApiKey(deps, principalOf(request).accountId, request.params.id);
-      app.apiKeys.forget(keyHash);
+      deps.apiKeys.forget(keyHash);
       return reply.code(204).send(null);
     },
   );

@@ -5,17 +5,16 @@ import {
   LoginRequestSchema,
   RegisterRequestSchema,
 } from '@ingest/contracts';
+import { HOUR_MS } from '@ingest/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { digestOf, rateLimitHook } from '../../plugins/rate-limit.js';
+import { rateLimitHook } from '../../plugins/rate-limit.js';
 import { findAccount, loginWithPassword, registerAccount } from '../../services/accounts.js';
-import { HEADERS, json, problems } from '../responses.js';
+import { HEADERS, json, problems } from '../../plugins/openapi-responses.js';
+import { loginRateLimits } from './login-limits.js';
 import { presentAccount } from './present-account.js';
-
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
 
 /** /api/auth: register, log in, and who am I. */
 export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -60,23 +59,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
     '/login',
     {
       bodyLimit,
-      onRequest: rateLimitHook(app, [
-        {
-          name: 'login-ip',
-          max: limits.loginPerIpPerMinute,
-          windowMs: MINUTE_MS,
-          key: (r) => r.ip,
-        },
-      ]),
-      // Counted after validation, when the email is known and normalised.
-      preHandler: rateLimitHook(app, [
-        {
-          name: 'login-email',
-          max: limits.loginPerEmailPerMinute,
-          windowMs: MINUTE_MS,
-          key: (r) => digestOf((r.body as { email: string }).email),
-        },
-      ]),
+      ...loginRateLimits(app, limits),
       schema: {
         operationId: 'logIn',
         summary: 'Log in with email and password for a bearer token',

@@ -1,6 +1,5 @@
 import {
   AcceptedEventSchema,
-  AppError,
   ContentEventRequestSchema,
   createEventSchemas,
   PUBLISH_ALL_SCOPE,
@@ -9,19 +8,21 @@ import {
   ReceiptListQuerySchema,
   ReceiptListSchema,
   ReceiptSchema,
+  receiptPath,
 } from '@ingest/contracts';
+import { MINUTE_MS } from '@ingest/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
-import { principalOf, requireScope } from '../../plugins/authentication.js';
+import { requireScope } from '../../access/principal.js';
+import { principalOf } from '../../plugins/authentication.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
-import { createAcceptBatcher } from '../../services/accept-batcher.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
-import { ingestEvent, receiptPath } from '../../services/ingest-event.js';
-import { awaitOutcome, outcomeAnswer } from '../../services/outcome.js';
+import { ingestEvent, rejectedEventId } from '../../services/ingest-event.js';
+import { awaitOutcome, throwUnlessSucceeded } from '../../services/outcome.js';
 import { preferredWaitSeconds } from '../../services/prefer-wait.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
-import { HEADERS, json, problem, problems } from '../responses.js';
+import { HEADERS, json, problem, problems } from '../../plugins/openapi-responses.js';
 
 const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
 
@@ -45,16 +46,13 @@ const OUTCOME_HEADERS = { ...PUBLISH_HEADERS, ...PREFERENCE_APPLIED };
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const schemas = createEventSchemas(deps.config.content);
-  const ingestDeps = { ...deps, acceptBatcher: createAcceptBatcher(deps) };
-  // Shutdown closes the pool after the app: let rows being written finish first.
-  app.addHook('onClose', () => ingestDeps.acceptBatcher.drain());
   // Per key, counted in Redis so that the limit holds across API instances; it fails
   // open when Redis is unreachable (see plugins/rate-limit.ts).
   const perKeyRateLimit = rateLimitHook(app, [
     {
       name: 'content-key',
       max: deps.config.limits.contentPerKeyPerMinute,
-      windowMs: 60_000,
+      windowMs: MINUTE_MS,
       key: (request) =>
         request.principal?.via === 'apiKey' ? request.principal.apiKeyId : undefined,
     },
@@ -111,15 +109,14 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         request.headers.prefer,
         deps.config.limits.waitMaxSeconds,
       );
-      const { accepted, replayed } = await ingestEvent(ingestDeps, schemas, {
+      const { accepted, replayed } = await ingestEvent(deps, schemas, {
         principal,
         body: request.body,
         requestId: request.id,
         idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER],
         notifyOnFinish: waitSeconds > 0,
       }).catch((error: unknown) => {
-        const rejectedId = (error as { extensions?: { eventId?: unknown } }).extensions?.eventId;
-        if (typeof rejectedId === 'string') request.eventId = rejectedId;
+        request.eventId = rejectedEventId(error) ?? null; // the access log names the rejected event
         throw error;
       });
       request.eventId = accepted.id;
@@ -129,9 +126,8 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         const receipt = await awaitOutcome(deps, principal.accountId, accepted.id, waitSeconds);
         if (receipt !== undefined) {
           reply.header('preference-applied', `wait=${waitSeconds}`);
-          const answer = outcomeAnswer(receipt);
-          if (answer instanceof AppError) throw answer;
-          return reply.code(200).send(answer);
+          throwUnlessSucceeded(receipt);
+          return reply.code(200).send(receipt);
         }
       }
       return reply.code(202).send(accepted);

@@ -2,7 +2,7 @@ import { checkReadiness } from '@ingest/observability';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
-import { json } from '../responses.js';
+import { json } from '../../plugins/openapi-responses.js';
 
 const ReadinessSchema = z
   .object({

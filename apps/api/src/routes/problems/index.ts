@@ -1,7 +1,7 @@
 import { ERROR_CODES, problemTypeOf, type ErrorCode } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { json, problems } from '../responses.js';
+import { json, problems } from '../../plugins/openapi-responses.js';
 
 const PROBLEM_TYPES = new Map(
   (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [

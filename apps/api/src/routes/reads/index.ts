@@ -12,7 +12,7 @@ import type { ApiDeps } from '../../deps.js';
 import { getArticle, listArticles } from '../../services/reads/articles.js';
 import { listCategories } from '../../services/reads/categories.js';
 import { listHighlights } from '../../services/reads/highlights.js';
-import { json, problems } from '../responses.js';
+import { json, problems } from '../../plugins/openapi-responses.js';
 
 /** Public reads (no auth): articles, highlights, categories. */
 export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {

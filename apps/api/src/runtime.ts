@@ -1,0 +1,102 @@
+// The API's wiring, in one place: the clients it talks to, the stateful services built on
+// them, the Fastify app, and the order they close in. server.ts runs it as a process;
+// the tests, the fault suite and the bench get the very same objects.
+import type { ApiConfig } from '@ingest/config';
+import { createDatabase } from '@ingest/db';
+import { createLogger, type Logger } from '@ingest/logger';
+import {
+  connectRedis,
+  createContentQueue,
+  createMinuteCounter,
+  warnUnlessNoEviction,
+} from '@ingest/queue';
+import type { Redis } from 'ioredis';
+import { buildApp } from './app.js';
+import type { ApiDeps } from './deps.js';
+import { createApiMetrics } from './metrics.js';
+import { createAcceptBatcher } from './services/accept-batcher.js';
+import { createApiKeyAuthenticator } from './services/api-key-auth.js';
+import { createEventWaiter } from './services/event-waiter.js';
+
+export type ApiApp = Awaited<ReturnType<typeof buildApp>>;
+
+export interface ApiRuntimeOptions {
+  /** Where the API logs; a logger at the configured level on stdout by default. */
+  logger?: Logger;
+  /** Prefix of the Redis connections' names (CLIENT LIST), `ingest-api` by default. */
+  connectionName?: string;
+  /**
+   * Runs once the app and its background work have stopped, before the connections
+   * close: the last moment `deps.db` and `deps.redis` still answer (tests clean up here).
+   */
+  beforeDisconnect?: (deps: ApiDeps) => Promise<void>;
+}
+
+export interface ApiRuntime {
+  deps: ApiDeps;
+  /** The app, not yet listening: `listen()` it, or `inject()` requests into it. */
+  app: ApiApp;
+  /** Stops taking requests, finishes those in flight, then closes every connection. */
+  close: () => Promise<void>;
+}
+
+export async function createApiRuntime(
+  config: ApiConfig,
+  options: ApiRuntimeOptions = {},
+): Promise<ApiRuntime> {
+  const logger = options.logger ?? createLogger({ level: config.log.level, name: 'api' });
+  const name = options.connectionName ?? 'ingest-api';
+  const db = createDatabase(config.database);
+  // Rate limits send one command per request: auto-pipelining writes the commands of
+  // requests handled in the same turn of the event loop together, one socket write for
+  // many. BullMQ keeps a connection of its own, without it (bull's users reported
+  // misbehaviour with auto-pipelining on queue connections).
+  const redis = await connectRedis(config.redis.url, 'producer', name, {
+    enableAutoPipelining: true,
+  });
+  await warnUnlessNoEviction(redis, logger);
+  const queueConnection = await connectRedis(config.redis.url, 'producer', `${name}-queue`);
+  // Enqueueing fails fast when Redis is away; the outbox reconciler catches up later.
+  const queue = createContentQueue(queueConnection, config.redis.keyPrefix, {
+    skipWaitingForReady: true,
+  });
+  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+
+  const clients = { config, db, redis, queue, logger };
+  const metrics = createApiMetrics(queue);
+  const deps: ApiDeps = {
+    ...clients,
+    metrics,
+    waiter: createEventWaiter(config.database.url, logger),
+    acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),
+    acceptBatcher: createAcceptBatcher(clients),
+    apiKeys: createApiKeyAuthenticator(clients),
+  };
+  const app = await buildApp(deps);
+
+  let closed: Promise<void> | undefined;
+  async function closeInOrder(): Promise<void> {
+    await app.close(); // requests in flight finish first
+    await deps.acceptBatcher.drain(); // rows they handed in are written
+    await deps.acceptedCounter.stop();
+    await deps.waiter.close();
+    await options.beforeDisconnect?.(deps);
+    await queue.close();
+    await db.close();
+    await Promise.all([quitRedis(queueConnection), quitRedis(redis)]);
+  }
+  return {
+    deps,
+    app,
+    close: () => (closed ??= closeInOrder()),
+  };
+}
+
+/**
+ * QUIT when Redis answers, so that replies in flight arrive; a connection that is down
+ * (Redis restarting) is dropped, or shutting down would wait for a Redis that may not come.
+ */
+async function quitRedis(connection: Redis): Promise<void> {
+  if (connection.status !== 'ready') return connection.disconnect();
+  await connection.quit().catch(() => connection.disconnect());
+}
