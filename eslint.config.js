@@ -47,9 +47,16 @@ export default tseslint.config(
   },
   {
     // Only the config package reads the environment, so that every setting is validated
-    // and documented in one place (README, Configuration); tests and scripts may.
+    // and documented in one place (README, Configuration); tests, the test harness and
+    // scripts may.
     files: ['apps/**/*.ts', 'packages/**/*.ts'],
-    ignores: ['packages/config/**', '**/*.test.ts', '**/scripts/**', '**/cli/**'],
+    ignores: [
+      'packages/config/**',
+      'packages/test-harness/**',
+      '**/*.test.ts',
+      '**/scripts/**',
+      '**/cli/**',
+    ],
     rules: {
       'no-restricted-properties': [
         'error',

@@ -5,11 +5,19 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  createPublisher,
+  fetchClient,
+  newAccountFields,
+  ProcessGroup,
+  REPO_ROOT,
+  startPrivateRedis,
+  type PrivateRedis,
+} from '@ingest/test-harness';
 import { Queue } from 'bullmq';
 import type pg from 'pg';
 import type { BenchOptions } from './bench-options.js';
 import { FLOOR_PREFIX, FLOOR_QUEUE } from './floor/floor-schema.js';
-import { createBenchKeys } from './support/accounts.js';
 import {
   BENCH_DATABASE_URL,
   backendPids,
@@ -26,9 +34,7 @@ import {
   type RunningHttp,
   type Stores,
 } from './support/launchers.js';
-import { REPO_ROOT } from './support/paths.js';
-import { startPrivateRedis, type PrivateRedis } from './support/private-redis.js';
-import { LOG_DIR, ProcessGroup } from './support/processes.js';
+import { LOG_DIR } from './support/paths.js';
 import { startCpuMeter, type CpuUse, type MeteredProcess } from './support/cpu-meter.js';
 
 const run = promisify(execFile);
@@ -58,6 +64,30 @@ export interface BenchEnvironment {
   cpuHistory: CpuUse[];
 }
 
+/**
+ * Publisher accounts and their keys, made over HTTP as a publisher would (README,
+ * "Accounts"), before anything is measured: `accounts` accounts with `keysEach` keys each.
+ */
+async function createBenchKeys(
+  baseUrl: string,
+  accounts: number,
+  keysEach: number,
+): Promise<BenchKey[]> {
+  const client = fetchClient(baseUrl);
+  const publishers = await Promise.all(
+    Array.from({ length: accounts }, (_, a) =>
+      createPublisher(client, newAccountFields('bench.example', `bench_${a}`), keysEach),
+    ),
+  );
+  const perAccount = publishers.map(({ id, apiKeys }) =>
+    apiKeys.map((key): BenchKey => ({ key, accountId: id })),
+  );
+  // Keys interleaved by account: a round robin over keys then visits every account in turn.
+  return Array.from({ length: keysEach }, (_, k) =>
+    perAccount.flatMap((keys) => keys[k] ?? []),
+  ).flat();
+}
+
 async function build(log: (line: string) => void): Promise<void> {
   const started = performance.now();
   const logPath = join(LOG_DIR, 'build.log');
@@ -85,13 +115,13 @@ export async function setUpEnvironment(
     await db.end();
     await dropBenchDatabase();
   });
-  const redis = await startPrivateRedis();
+  const redis = await startPrivateRedis({ logFile: join(LOG_DIR, 'redis.log') });
   cleanup.add('private redis', () => redis.stop());
   const stores: Stores = { databaseUrl: BENCH_DATABASE_URL, redisUrl: redis.url };
   log(`database ${new URL(BENCH_DATABASE_URL).pathname.slice(1)} migrated; redis at ${redis.url}`);
 
   // Registered after the stores, so undone before them: no process sees its Redis vanish.
-  const processes = new ProcessGroup();
+  const processes = new ProcessGroup({ logDir: LOG_DIR });
   cleanup.add('processes', () => processes.stopAll());
 
   const api = await startApi(processes, stores, options.cpuProfile);

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { REPO_ROOT } from '@ingest/test-harness';
 import { parseOptions, USAGE, type BenchOptions } from './bench-options.js';
 import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js';
 import { measureCapacity } from './phases/capacity.js';
@@ -19,7 +20,6 @@ import { Cleanup } from './support/cleanup.js';
 import type { CpuUse } from './support/cpu-meter.js';
 import { GROUPS } from './support/fixed-rate-load.js';
 import { POOL_SIZE, PROFILE_DIR, WORKER_CONCURRENCY } from './support/launchers.js';
-import { REPO_ROOT } from './support/paths.js';
 
 const startedAt = new Date();
 const loadAtStart = loadavg()[0] ?? 0;
@@ -151,7 +151,7 @@ try {
   env = await setUpEnvironment(options, cleanup, log);
   await runPhases(env, figures);
   // The profile is written when the process exits on its own, after SIGTERM.
-  if (options.cpuProfile) await env.api.proc.stop(60_000);
+  if (options.cpuProfile) await env.api.proc.stop('SIGTERM', 60_000);
 } catch (error) {
   failure = (error as Error).message;
   // Once aborting, what fails next (processes stopped under a phase) is its consequence.

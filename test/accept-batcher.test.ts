@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const recordFor = (accountId: string, slug = uniqueSlug()) => ({
+const queuedEventFor = (accountId: string, slug = uniqueSlug()) => ({
   id: randomUUID(),
   accountId,
   apiKeyId,
@@ -38,34 +38,34 @@ const rowsOf = (ids: string[]) =>
 describe('grouped writes of accepted events', () => {
   it('records every concurrent request, in acceptance order within each statement', async () => {
     const batcher = createAcceptBatcher(api.deps);
-    const records = Array.from({ length: 300 }, () => recordFor(account.id));
-    const receivedAt = await Promise.all(records.map((record) => batcher.accept(record)));
+    const events = Array.from({ length: 300 }, () => queuedEventFor(account.id));
+    const receivedAt = await Promise.all(events.map((queued) => batcher.accept(queued)));
     expect(receivedAt.every((at) => at instanceof Date)).toBe(true);
 
-    const rows = await rowsOf(records.map((record) => record.id));
+    const rows = await rowsOf(events.map((queued) => queued.id));
     const bySequence = rows.map((row) => row.id);
-    expect([...bySequence].sort()).toEqual(records.map((record) => record.id).sort());
-    // 300 records make two statements (256 rows at most each), which may run in either
+    expect([...bySequence].sort()).toEqual(events.map((queued) => queued.id).sort());
+    // 300 events make two statements (256 rows at most each), which may run in either
     // order: concurrent requests have no order between them. Within one statement the
     // sequence follows the order the requests were handed in.
-    const inOrder = (batch: typeof records) => {
-      const ids = new Set<string>(batch.map((record) => record.id));
-      expect(bySequence.filter((id) => ids.has(id))).toEqual(batch.map((record) => record.id));
+    const inOrder = (batch: typeof events) => {
+      const ids = new Set<string>(batch.map((queued) => queued.id));
+      expect(bySequence.filter((id) => ids.has(id))).toEqual(batch.map((queued) => queued.id));
     };
-    inOrder(records.slice(0, 256));
-    inOrder(records.slice(256));
+    inOrder(events.slice(0, 256));
+    inOrder(events.slice(256));
     expect(rows.every((row) => row.status === 'queued')).toBe(true);
-    const jobs = await Promise.all(records.map((record) => api.deps.queue.getJob(record.id)));
-    expect(jobs.map((job) => job?.data.eventId)).toEqual(records.map((record) => record.id));
+    const jobs = await Promise.all(events.map((queued) => api.deps.queue.getJob(queued.id)));
+    expect(jobs.map((job) => job?.data.eventId)).toEqual(events.map((queued) => queued.id));
   });
 
   it('fails only the row that cannot be written, not the batch it came in', async () => {
     const batcher = createAcceptBatcher(api.deps);
-    const good = [recordFor(account.id), recordFor(account.id)] as const;
+    const good = [queuedEventFor(account.id), queuedEventFor(account.id)] as const;
     // No such account: the foreign key refuses this row alone.
-    const orphan = recordFor(randomUUID());
+    const orphan = queuedEventFor(randomUUID());
     const outcomes = await Promise.allSettled(
-      [good[0], orphan, good[1]].map((record) => batcher.accept(record)),
+      [good[0], orphan, good[1]].map((queued) => batcher.accept(queued)),
     );
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
@@ -73,8 +73,8 @@ describe('grouped writes of accepted events', () => {
       'rejected',
       'fulfilled',
     ]);
-    const rows = await rowsOf([...good, orphan].map((record) => record.id));
-    expect(rows.map((row) => row.id).sort()).toEqual(good.map((record) => record.id).sort());
+    const rows = await rowsOf([...good, orphan].map((queued) => queued.id));
+    expect(rows.map((row) => row.id).sort()).toEqual(good.map((queued) => queued.id).sort());
     expect(await api.deps.queue.getJob(orphan.id)).toBeUndefined();
   });
 

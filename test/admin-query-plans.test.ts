@@ -11,11 +11,10 @@
 // which makes a seq scan look cheaper than with real article bodies: the indexes win
 // without help from wide rows.
 import type { EventSearchQuery } from '@ingest/contracts';
+import { searchEvents } from '@ingest/api/event-search';
+import { encodeCursor } from '@ingest/api/pagination';
 import { createDatabase, Prisma, type Database } from '@ingest/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// By path: @ingest/api exports no entry point for its services.
-import { searchEvents } from '../apps/api/src/services/admin/event-search.js';
-import { encodeCursor } from '../apps/api/src/services/pagination.js';
 import { nodesOf, type PlanNode } from './support/query-plans.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
 

@@ -1,15 +1,15 @@
 // The operator API: who may use it, queue state, event search and detail, replay,
 // pause and resume.
+import { runTsEntry } from '@ingest/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
 import { registerAdmin } from './support/admin.js';
 import { accept, articleData, finalReceipt, sendEvent, uniqueSlug } from './support/content.js';
 import { expectProblem } from './support/problems.js';
-import { REPO_ROOT, run, runTs } from './support/processes.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
-const TSX = `${REPO_ROOT}node_modules/.bin/tsx`;
+const GRANT_ADMIN = 'apps/api/src/cli/grant-admin.ts';
 
 let api: TestApi;
 let worker: WorkerProcess;
@@ -61,12 +61,8 @@ describe('operator access', () => {
   it('grants the role only through `pnpm admin:grant`, on the server', async () => {
     const account = await registerAccount(api);
     const env = { DATABASE_URL: api.deps.config.database.url };
-    expect((await runTs('apps/api/src/cli/grant-admin.ts', { env })).code).toBe(2); // no email: usage
-    const granted = await run(
-      TSX,
-      ['apps/api/src/cli/grant-admin.ts', account.email.toUpperCase()],
-      { env },
-    );
+    expect((await runTsEntry(GRANT_ADMIN, { env })).code).toBe(2); // no email: usage
+    const granted = await runTsEntry(GRANT_ADMIN, { args: [account.email.toUpperCase()], env });
     expect(granted.code, granted.stderr).toBe(0);
     expect(granted.stdout).toContain('is now an operator');
     expect(
@@ -78,9 +74,7 @@ describe('operator access', () => {
         })
       ).statusCode,
     ).toBe(200);
-    const revoked = await run(TSX, ['apps/api/src/cli/grant-admin.ts', '--revoke', account.email], {
-      env,
-    });
+    const revoked = await runTsEntry(GRANT_ADMIN, { args: ['--revoke', account.email], env });
     expect(revoked.code).toBe(0);
     expectProblem(
       await api.app.inject({

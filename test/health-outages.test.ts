@@ -1,7 +1,7 @@
 // Readiness follows PostgreSQL and Redis, on private instances stopped for the test.
+import { startPrivateRedis, type PrivateRedis } from '@ingest/test-harness';
+import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
-import { startPrivateRedis, type PrivateRedis } from './support/private-redis.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 

@@ -5,11 +5,11 @@
 // To kill the waker at exactly that moment, its Redis traffic goes through a proxy that
 // is made to swallow every byte just before the predecessor is let through; the worker
 // commits (PostgreSQL is direct), its wake hangs on Redis, and it is SIGKILLed then.
+import { startTcpProxy, type TcpProxy } from '@ingest/test-harness';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import { accept, articleData, finalReceipt, getReceipt, uniqueSlug } from './support/content.js';
-import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './support/test-database.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';

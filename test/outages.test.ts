@@ -1,5 +1,7 @@
 // Redis and PostgreSQL going away and coming back, on private instances so the
 // machine's shared servers are never touched.
+import { startPrivateRedis, type PrivateRedis } from '@ingest/test-harness';
+import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import {
@@ -10,8 +12,6 @@ import {
   sendEvent,
   uniqueSlug,
 } from './support/content.js';
-import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres.js';
-import { startPrivateRedis, type PrivateRedis } from './support/private-redis.js';
 import { expectProblem } from './support/problems.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';

@@ -1,11 +1,11 @@
 // SIGTERM during deploys: the API finishes what it has started; the worker finishes its
 // jobs within the grace period or hands them back, and nothing is lost or doubled.
 import { randomBytes } from 'node:crypto';
+import { freePort } from '@ingest/test-harness';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import { accept, articleData, finalReceipt, getReceipt, uniqueSlug } from './support/content.js';
-import { freePort } from './support/free-port.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startAppProcess, startWorkerProcess } from './support/worker-process.js';

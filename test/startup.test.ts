@@ -1,5 +1,5 @@
+import { runTsEntry } from '@ingest/test-harness';
 import { describe, expect, it } from 'vitest';
-import { runTs } from './support/processes.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './support/test-database.js';
 
 // Nothing listens on port 9 (discard) on these machines: connections are refused at once.
@@ -19,7 +19,7 @@ const APPS = [
 
 describe.each(APPS)('starting the %s', (name, entry) => {
   it('with PostgreSQL unreachable prints one clear line and exits non-zero', async () => {
-    const result = await runTs(entry, { env: { ...GOOD_ENV, DATABASE_URL: DEAD_POSTGRES } });
+    const result = await runTsEntry(entry, { env: { ...GOOD_ENV, DATABASE_URL: DEAD_POSTGRES } });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -32,7 +32,7 @@ describe.each(APPS)('starting the %s', (name, entry) => {
   });
 
   it('with Redis unreachable prints one clear line and exits non-zero', async () => {
-    const result = await runTs(entry, { env: { ...GOOD_ENV, REDIS_URL: DEAD_REDIS } });
+    const result = await runTsEntry(entry, { env: { ...GOOD_ENV, REDIS_URL: DEAD_REDIS } });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -46,7 +46,7 @@ describe.each(APPS)('starting the %s', (name, entry) => {
 
 describe('starting the api with a bad configuration', () => {
   it('lists every problem in one message and exits non-zero', async () => {
-    const result = await runTs('apps/api/src/server.ts', {
+    const result = await runTsEntry('apps/api/src/server.ts', {
       env: { ...GOOD_ENV, JWT_SECRET: 'too-short', PORT: 'eighty', DATABASE_URL: 'mysql://x' },
     });
     expect(result.code).toBe(1);
@@ -59,7 +59,7 @@ describe('starting the api with a bad configuration', () => {
 
   it('refuses to start without a JWT secret unless the development setting allows it', async () => {
     const { JWT_SECRET: _unused, ...withoutSecret } = GOOD_ENV;
-    const result = await runTs('apps/api/src/server.ts', {
+    const result = await runTsEntry('apps/api/src/server.ts', {
       env: { ...withoutSecret, JWT_SECRET: '' },
     });
     expect(result.code).toBe(1);

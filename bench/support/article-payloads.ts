@@ -2,7 +2,7 @@
 // an excerpt, a category and a slug unique to the run. Paragraphs come from a pool made
 // once at start-up, so the load generator spends its time sending, not composing.
 
-import { seededRandom } from '../../test/support/seeded-random.js';
+import { seededRandom } from '@ingest/test-harness';
 
 const WORDS = (
   'the a of and to in for on with as by at from about after before under over between ' +

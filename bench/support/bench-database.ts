@@ -3,9 +3,9 @@
 // own `pnpm db:migrate`, and dropped at the end.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { REPO_ROOT } from '@ingest/test-harness';
 import pg from 'pg';
 import { FLOOR_TABLES_SQL } from '../floor/floor-schema.js';
-import { REPO_ROOT } from './paths.js';
 
 const run = promisify(execFile);
 

@@ -3,10 +3,14 @@
 // processes from their TypeScript sources through tsx's loader.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { freePort } from '../../test/support/free-port.js';
+import {
+  freePort,
+  typeScriptEntry,
+  type ProcessGroup,
+  type RunningProcess,
+} from '@ingest/test-harness';
 import type { BenchKey } from './event-mix.js';
 import { BENCH_DIR } from './paths.js';
-import { waitUntilReady, type BenchProcess, type ProcessGroup } from './processes.js';
 
 export const PROFILE_DIR = join(BENCH_DIR, 'results/profiles');
 /** The service's own defaults (README, "Configuration"), stated so the report can say them. */
@@ -33,20 +37,25 @@ let started = 0;
 const nextName = (base: string) => `${base}-${(started += 1)}`;
 
 export interface RunningHttp {
-  proc: BenchProcess;
+  proc: RunningProcess;
   baseUrl: string;
 }
 
 async function startHttp(
   group: ProcessGroup,
   base: string,
-  args: string[],
+  nodeArgs: string[],
   env: Record<string, string>,
   port: number,
 ): Promise<RunningHttp> {
-  const proc = group.start(nextName(base), args, env);
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntilReady(proc, `${baseUrl}/health/ready`);
+  const proc = await group.start({
+    name: nextName(base),
+    nodeArgs,
+    env,
+    ready: { url: `${baseUrl}/health/ready` },
+    readyTimeoutMs: 30_000,
+  });
   return { proc, baseUrl };
 }
 
@@ -101,7 +110,7 @@ export async function startFloorServer(group: ProcessGroup, stores: Stores, keys
   return startHttp(
     group,
     'floor-server',
-    ['--import', 'tsx', 'bench/floor/server.ts'],
+    typeScriptEntry('bench/floor/server.ts'),
     { ...floorEnv(stores, port), FLOOR_KEYS: keysJson },
     port,
   );
@@ -112,7 +121,7 @@ export async function startFloorWorker(group: ProcessGroup, stores: Stores, cpuP
   return startHttp(
     group,
     'floor-worker',
-    [...profileFlags(cpuProfile), '--import', 'tsx', 'bench/floor/worker.ts'],
+    [...profileFlags(cpuProfile), ...typeScriptEntry('bench/floor/worker.ts')],
     { ...floorEnv(stores, port), WORKER_CONCURRENCY: String(FLOOR_WORKER_CONCURRENCY) },
     port,
   );

@@ -3,11 +3,11 @@
 // path is a 404, and that the routes kept out of the document (dashboard, /docs) never
 // fail with a 5xx. (What Node's HTTP parser refuses: malformed-http.test.ts.)
 import { readdirSync } from 'node:fs';
+import { REPO_ROOT } from '@ingest/test-harness';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileValue } from '../properties/support/hostile-values.js';
 import { naughtyString } from '../properties/support/naughty-strings.js';
-import { REPO_ROOT } from '../support/processes.js';
 import { pathSegment, percentEncode, requestIdHeader, schemaValue } from './support/arbitraries.js';
 import { authHeaders } from './support/auth-headers.js';
 import { bodyFor, strayBody, type RawBody } from './support/bodies.js';

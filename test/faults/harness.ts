@@ -3,17 +3,25 @@
 // process and several worker processes, real `node --import tsx` processes that can be
 // killed, stopped and started again.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  freePort,
+  ProcessGroup,
+  startPrivateRedis,
+  typeScriptEntry,
+  type PrivateRedis,
+  type RunningProcess,
+} from '@ingest/test-harness';
+import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
 import pg from 'pg';
-import { freePort } from '../support/free-port.js';
-import { startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
-import { startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
-import { ProcessGroup, type Managed } from './app-processes.js';
 
-const API_ENTRY = 'apps/api/src/server.ts';
-const WORKER_ENTRY = 'apps/worker/src/main.ts';
-const API_READY = /Server listening/;
-const WORKER_READY = /"msg":"worker ready"/;
+const API = {
+  nodeArgs: typeScriptEntry('apps/api/src/server.ts'),
+  ready: { line: /Server listening/ },
+};
+const WORKER = {
+  nodeArgs: typeScriptEntry('apps/worker/src/main.ts'),
+  ready: { line: /"msg":"worker ready"/ },
+};
 
 export interface Cluster {
   baseUrl: string;
@@ -40,13 +48,14 @@ export interface Cluster {
 }
 
 export async function startCluster(options: { workers: number; log: (line: string) => void }) {
-  const processes = new ProcessGroup(options.log);
+  // On a loaded machine a start can miss its 20 s deadline: it is tried once more.
+  const processes = new ProcessGroup({ log: options.log, startAttempts: 2 });
   let postgres: PrivatePostgres | undefined;
   let redis: PrivateRedis | undefined;
   let db: pg.Pool | undefined;
 
   const destroy = async () => {
-    await processes.killAll();
+    await processes.stopAll('SIGKILL');
     await db?.end().catch(() => {});
     await redis?.stop().catch(() => {});
     await postgres?.destroy().catch(() => {});
@@ -88,13 +97,11 @@ export async function startCluster(options: { workers: number; log: (line: strin
       WORKER_HTTP_PORT: '0',
     };
 
-    const launch = processes.launch.bind(processes);
-    const stop = processes.stop.bind(processes);
-    let api = await launch('api#1', API_ENTRY, API_READY, apiEnv);
-    const workers: Array<Managed | undefined> = await Promise.all(
-      Array.from({ length: options.workers }, (_, i) =>
-        launch(`worker-${i + 1}#1`, WORKER_ENTRY, WORKER_READY, workerEnv),
-      ),
+    const startApi = (name: string) => processes.start({ name, ...API, env: apiEnv });
+    const startWorker = (name: string) => processes.start({ name, ...WORKER, env: workerEnv });
+    let api = await startApi('api#1');
+    const workers: Array<RunningProcess | undefined> = await Promise.all(
+      Array.from({ length: options.workers }, (_, i) => startWorker(`worker-${i + 1}#1`)),
     );
     const generations = new Map<string, number>();
     const nextName = (base: string) => {
@@ -112,30 +119,22 @@ export async function startCluster(options: { workers: number; log: (line: strin
       redis,
       db,
       workerCount: options.workers,
-      unexpectedExits: processes.unexpectedExits,
+      unexpectedExits: processes.crashes,
       async restartApi(signal) {
-        await stop(api, signal);
-        api = await launch(nextName('api'), API_ENTRY, API_READY, apiEnv);
+        await api.stop(signal);
+        api = await startApi(nextName('api'));
       },
       async stopWorker(index, signal) {
-        await stop(workers[index], signal);
+        await workers[index]?.stop(signal);
         workers[index] = undefined;
       },
       async startWorker(index) {
         if (workers[index] !== undefined) throw new Error(`worker ${index + 1} is running`);
-        workers[index] = await launch(
-          nextName(`worker-${index + 1}`),
-          WORKER_ENTRY,
-          WORKER_READY,
-          workerEnv,
-        );
+        workers[index] = await startWorker(nextName(`worker-${index + 1}`));
       },
       async heal() {
         const healed: string[] = [];
-        const dead = (managed: Managed | undefined) =>
-          managed === undefined ||
-          managed.app.child.exitCode !== null ||
-          managed.app.child.signalCode !== null;
+        const dead = (proc: RunningProcess | undefined) => proc === undefined || proc.hasExited();
         if (dead(api)) {
           healed.push(api.name);
           await cluster.restartApi('SIGKILL');
@@ -149,14 +148,9 @@ export async function startCluster(options: { workers: number; log: (line: strin
         return healed;
       },
       async freezeWorker(index, ms) {
-        const child = workers[index]?.app.child;
-        if (child === undefined) throw new Error(`worker ${index + 1} is not running`);
-        child.kill('SIGSTOP');
-        try {
-          await sleep(ms);
-        } finally {
-          child.kill('SIGCONT');
-        }
+        const worker = workers[index];
+        if (worker === undefined) throw new Error(`worker ${index + 1} is not running`);
+        await worker.freeze(ms);
       },
       logs: () => processes.logs(),
       linesMatching: (pattern) => processes.linesMatching(pattern),

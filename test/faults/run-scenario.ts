@@ -1,7 +1,7 @@
 // One scenario from start to verdict: a fresh account and fresh slugs, the load (of the
 // scenario's own shape, or the run's) with the fault injected part-way through, a bounded
 // wait for the workers to finish, then the ledger checks.
-import { createBotAccount } from './bot-account.js';
+import { createPublisher, fetchClient, newAccountFields } from '@ingest/test-harness';
 import type { BotCounters } from './bot-request.js';
 import type { Cluster } from './harness.js';
 import { checkLedger, type LedgerReport } from './ledger.js';
@@ -70,7 +70,12 @@ export async function runScenario(
   const exitsBefore = cluster.unexpectedExits.length;
   const requeuedBefore = new Set(eventIdsIn(cluster.linesMatching(REQUEUE_LINE)));
   const tag = `${settings.runTag}-${index}`;
-  const account = await createBotAccount(cluster.baseUrl, tag, 2);
+  // A fresh account per scenario, with two keys, made over HTTP as a publisher would.
+  const account = await createPublisher(
+    fetchClient(cluster.baseUrl),
+    newAccountFields(`${tag}.faults.test`, 'bot'),
+    2,
+  );
   const shape = scenario.shape?.[settings.mode] ?? settings.shape;
   const scripts = planWorkload({
     tag,

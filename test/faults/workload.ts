@@ -4,7 +4,7 @@
 // replay model does, in the order the API recorded); it only biases choices so that every
 // path (success, SLUG_TAKEN, ARTICLE_NOT_FOUND, re-create after delete) occurs.
 
-import { seededRandom } from '../support/seeded-random.js';
+import { seededRandom } from '@ingest/test-harness';
 
 export type ContentEvent =
   'article.create' | 'article.update' | 'article.delete' | 'highlight.create';

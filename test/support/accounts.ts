@@ -1,50 +1,32 @@
-import { randomBytes } from 'node:crypto';
+// The harness's accounts, bound to a TestApi: requests go through its app's inject, and
+// emails are in its tag's domain, whose accounts the TestApi deletes when it closes.
+import {
+  createApiKey,
+  injectClient,
+  newAccountFields as fieldsIn,
+  registerAccount as register,
+  type AccountFields,
+  type ApiClient,
+  type CreatedApiKey,
+  type RegisteredAccount,
+} from '@ingest/test-harness';
 import type { TestApi } from './test-api.js';
 
-export interface RegisteredAccount {
-  id: string;
-  email: string;
-  handle: string;
-  password: string;
-  token: string;
-}
+export { bearer, type RegisteredAccount } from '@ingest/test-harness';
+
+const clientOf = (api: TestApi): ApiClient => injectClient((options) => api.app.inject(options));
 
 /** Fresh, valid registration fields in this API's test domain. */
-export function newAccountFields(api: TestApi) {
-  const suffix = randomBytes(5).toString('hex');
-  return {
-    email: `user-${suffix}@${api.tag}.test`,
-    password: `pw-${randomBytes(12).toString('base64url')}`,
-    handle: `u_${suffix}`,
-    name: `User ${suffix}`,
-  };
-}
+export const newAccountFields = (api: TestApi): AccountFields => fieldsIn(`${api.tag}.test`);
 
-export async function registerAccount(api: TestApi): Promise<RegisteredAccount> {
-  const fields = newAccountFields(api);
-  const response = await api.app.inject({
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: fields,
-  });
-  if (response.statusCode !== 201) throw new Error(`register failed: ${response.body}`);
-  const body = response.json<{ account: { id: string }; token: string }>();
-  return { id: body.account.id, ...fields, token: body.token };
-}
+export const registerAccount = (
+  api: TestApi,
+  fields: AccountFields = newAccountFields(api),
+): Promise<RegisteredAccount> => register(clientOf(api), fields);
 
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-export async function createKey(
+/** A key of the account's; by default one that may publish (content:create). */
+export const createKey = (
   api: TestApi,
   account: RegisteredAccount,
-  body: Record<string, unknown> = { name: 'bot', scopes: ['content:create'] },
-): Promise<{ id: string; key: string }> {
-  const response = await api.app.inject({
-    method: 'POST',
-    url: '/api/webhooks/api-keys',
-    headers: bearer(account.token),
-    payload: body,
-  });
-  if (response.statusCode !== 201) throw new Error(`key creation failed: ${response.body}`);
-  return response.json<{ id: string; key: string }>();
-}
+  body?: Record<string, unknown>,
+): Promise<CreatedApiKey> => createApiKey(clientOf(api), account.token, body);

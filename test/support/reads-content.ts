@@ -1,5 +1,10 @@
 import { expect } from 'vitest';
-import { createKey, newAccountFields, type RegisteredAccount } from './accounts.js';
+import {
+  createKey,
+  newAccountFields,
+  registerAccount,
+  type RegisteredAccount,
+} from './accounts.js';
 import { accept, finalReceipt, uniqueSlug } from './content.js';
 import type { TestApi } from './test-api.js';
 
@@ -7,15 +12,7 @@ export type Publisher = RegisteredAccount & { key: string };
 
 /** A publisher with the display name given, and a key that may send every event. */
 export async function registerPublisher(api: TestApi, name: string): Promise<Publisher> {
-  const fields = { ...newAccountFields(api), name };
-  const response = await api.app.inject({
-    method: 'POST',
-    url: '/api/auth/register',
-    payload: fields,
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  const body = response.json<{ account: { id: string }; token: string }>();
-  const account = { id: body.account.id, ...fields, token: body.token };
+  const account = await registerAccount(api, { ...newAccountFields(api), name });
   const { key } = await createKey(api, account);
   return { ...account, key };
 }
