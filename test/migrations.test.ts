@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diffFromLatestMigration, MIGRATIONS_DIR, SCHEMA_PATH } from '@ingest/db/migrations';
+import { freePort, runCommand, runTsEntry } from '@ingest/test-harness';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from './support/processes.js';
 import { newTestTag } from './support/test-env.js';
 import { TEST_DATABASE_URL } from './support/test-database.js';
 
@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 const migrate = () =>
-  run('pnpm', ['-s', 'db:migrate'], { env: { DATABASE_URL: databaseUrl }, timeoutMs: 60_000 });
+  runCommand('pnpm', ['-s', 'db:migrate'], {
+    env: { DATABASE_URL: databaseUrl },
+    timeoutMs: 60_000,
+  });
 
 describe('pnpm db:migrate', () => {
   it('creates a missing database, applies every migration once, and records them as Prisma does', async () => {
@@ -81,5 +84,42 @@ describe('the migrations folder', () => {
       migrationsDir: MIGRATIONS_DIR,
     });
     expect(sql).toBe('');
+  });
+});
+
+describe('pnpm db:migrate reads DATABASE_URL alone', () => {
+  const MIGRATE_CLI = 'packages/db/src/cli/migrate.ts';
+
+  it('is not stopped by a bad API or worker setting', async () => {
+    const result = await runCommand('pnpm', ['-s', 'db:migrate'], {
+      env: {
+        DATABASE_URL: TEST_DATABASE_URL,
+        WORKER_CONCURRENCY: 'abc',
+        JOB_ATTEMPTS: 'many',
+        JWT_SECRET: 'short',
+      },
+      timeoutMs: 60_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('no pending migrations');
+  });
+
+  it('ends a bad DATABASE_URL in one line and exit code 1', async () => {
+    const result = await runTsEntry(MIGRATE_CLI, { env: { DATABASE_URL: 'not a url' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      'migration failed: DATABASE_URL must be a URL',
+    ]);
+  });
+
+  it('ends an unreachable database in one line and exit code 1', async () => {
+    const port = await freePort();
+    const result = await runTsEntry(MIGRATE_CLI, {
+      env: { DATABASE_URL: `postgresql://postgres:secret@127.0.0.1:${port}/ingest` },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      `migration failed: PostgreSQL at postgresql://postgres:***@127.0.0.1:${port}/ingest is not answering (ECONNREFUSED); start it or set DATABASE_URL`,
+    ]);
   });
 });

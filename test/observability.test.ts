@@ -1,10 +1,21 @@
 // What operators watch: /metrics and health on the API and the worker, the OpenAPI
 // document, and logs that follow an event end to end.
+import { randomUUID } from 'node:crypto';
+import { createMetricsRegistry, registerQueueDepth } from '@ingest/observability';
+import {
+  connectRedis,
+  createContentQueue,
+  createRedisConnection,
+  readQueueDepth,
+} from '@ingest/queue';
+import { freePort, startTcpProxy } from '@ingest/test-harness';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import { accept, articleData, finalReceipt, sendEvent, uniqueSlug } from './support/content.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
+import { TEST_REDIS_URL } from './support/test-database.js';
+import { newTestTag } from './support/test-env.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
 let api: TestApi;
@@ -90,6 +101,58 @@ describe('/metrics', () => {
     );
     expect(after).toMatch(/^ingest_queue_jobs\{state="active",app="worker"\} \d+$/m);
     expect(after).toMatch(/^nodejs_heap_size_used_bytes\{app="worker"\} \d+/m);
+  });
+});
+
+describe('the queue series', () => {
+  const queueSeries = /^ingest_queue_(jobs|oldest_waiting_age_seconds)\{/m;
+
+  it('report jobs per state and the oldest waiting age; once Redis is gone, ingest_queue_up 0 and no stale figures', async () => {
+    const redis = new URL(TEST_REDIS_URL);
+    const proxy = await startTcpProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+    const prefix = `test:${newTestTag()}`;
+    const connection = await connectRedis(`redis://127.0.0.1:${proxy.port}`, 'producer', prefix);
+    const queue = createContentQueue(connection, prefix);
+    queue.on('error', () => {});
+    const registry = createMetricsRegistry('api');
+    registerQueueDepth(registry, () => readQueueDepth(queue));
+    try {
+      await queue.add('article.create', { eventId: randomUUID(), requestId: 'r' });
+      const answered = await registry.metrics();
+      expect(answered).toMatch(/^ingest_queue_up\{app="api"\} 1$/m);
+      expect(sample(answered, 'ingest_queue_jobs', { state: 'waiting' })).toBe(1);
+      expect(answered).toMatch(/^ingest_queue_oldest_waiting_age_seconds\{app="api"\} \d/m);
+
+      await queue.obliterate({ force: true });
+      await proxy.close();
+      const gone = await registry.metrics();
+      expect(gone).toMatch(/^ingest_queue_up\{app="api"\} 0$/m);
+      expect(gone).not.toMatch(queueSeries);
+    } finally {
+      connection.disconnect();
+      await queue.close();
+    }
+  });
+
+  it('answer a scrape on time while a worker connection waits for Redis to come back', async () => {
+    const prefix = `test:${newTestTag()}`;
+    // A worker connection queues commands until Redis is back: a read never fails, it waits.
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const connection = createRedisConnection(url, 'worker', prefix);
+    const queue = createContentQueue(connection, prefix);
+    queue.on('error', () => {});
+    const registry = createMetricsRegistry('worker');
+    registerQueueDepth(registry, () => readQueueDepth(queue));
+    try {
+      const started = Date.now();
+      const scraped = await registry.metrics();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(scraped).toMatch(/^ingest_queue_up\{app="worker"\} 0$/m);
+      expect(scraped).not.toMatch(queueSeries);
+    } finally {
+      connection.disconnect();
+      await queue.close();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import {
   registerQueueDepth,
   type Registry,
 } from '@ingest/observability';
-import type { ContentQueue } from '@ingest/queue';
+import { readQueueDepth, type ContentQueue } from '@ingest/queue';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -18,7 +18,7 @@ export interface ApiMetrics {
  */
 export function createApiMetrics(queue: ContentQueue): ApiMetrics {
   const registry = createMetricsRegistry('api');
-  registerQueueDepth(registry, queue);
+  registerQueueDepth(registry, () => readQueueDepth(queue));
   return {
     registry,
     eventsAccepted: new Counter({

@@ -1,10 +1,19 @@
 // The operator API, called with the session cookie (HttpOnly: this script never sees it).
-import type { Account, EventDetail, EventFilters, OperatorEvent, Page, QueueState } from './types';
+// Types only from @ingest/contracts: its values would bring zod into the page.
+import type {
+  Account,
+  BulkRetryResult,
+  EventDetail,
+  EventSearchFilters,
+  EventSearchResult,
+  FieldProblem,
+  PauseState,
+  Problem,
+  QueueState,
+} from '@ingest/contracts';
 
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+/** The search filters as the form holds them: text, under the API's filter names. */
+export type EventFilters = Partial<Record<keyof EventSearchFilters, string>>;
 
 /** A refused or failed call: the problem document's `message`, `code` and field errors. */
 export class ApiError extends Error {
@@ -48,7 +57,7 @@ async function request<Body>(method: string, path: string, body?: unknown): Prom
     // A proxy's HTML error page, say: described below by its status alone.
   }
   if (response.ok) return data as Body;
-  const problem = (data ?? {}) as { message?: string; code?: string; errors?: FieldProblem[] };
+  const problem = (data ?? {}) as Partial<Problem>;
   const error = new ApiError(
     response.status,
     problem.code ?? `HTTP_${response.status}`,
@@ -69,13 +78,13 @@ export const adminApi = {
     request<{ account: Account }>('POST', '/api/admin/session', { email, password }),
   logout: () => request<null>('DELETE', '/api/admin/session'),
   queue: () => request<QueueState>('GET', '/api/admin/queue'),
-  pause: () => request<{ paused: boolean }>('POST', '/api/admin/queue/pause', {}),
-  resume: () => request<{ paused: boolean }>('POST', '/api/admin/queue/resume', {}),
+  pause: () => request<PauseState>('POST', '/api/admin/queue/pause', {}),
+  resume: () => request<PauseState>('POST', '/api/admin/queue/resume', {}),
 
   searchEvents(filters: EventFilters, cursor?: string, limit = 25) {
     const query = new URLSearchParams({ ...compact(filters), limit: String(limit) });
     if (cursor !== undefined) query.set('cursor', cursor);
-    return request<Page<OperatorEvent>>('GET', `/api/admin/events?${query.toString()}`);
+    return request<EventSearchResult>('GET', `/api/admin/events?${query.toString()}`);
   },
   event: (id: string) => request<EventDetail>('GET', `/api/admin/events/${encodeURIComponent(id)}`),
   retryEvent: (id: string) =>
@@ -87,6 +96,6 @@ export const adminApi = {
     const body: Record<string, unknown> = { ...rest };
     // The search takes the payload filter as JSON text; the bulk retry as an object.
     if (payload !== undefined) body.payload = JSON.parse(payload) as unknown;
-    return request<{ retried: number }>('POST', '/api/admin/events/retry', body);
+    return request<BulkRetryResult>('POST', '/api/admin/events/retry', body);
   },
 };

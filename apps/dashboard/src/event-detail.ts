@@ -3,7 +3,7 @@
 import { adminApi, ApiError } from './api';
 import { badge, el, fill } from './dom';
 import { formatBetween, formatTime, json } from './format';
-import type { EventDetail, OperatorEvent } from './types';
+import type { EventDetail, OperatorEvent } from '@ingest/contracts';
 
 const REFRESH_MS = 1000;
 const UNFINISHED = new Set(['queued', 'processing']);

@@ -1,9 +1,9 @@
 // The event search across accounts: filters, a page at a time, "load more", bulk retry.
-import { adminApi, ApiError } from './api';
+import type { OperatorEvent } from '@ingest/contracts';
+import { adminApi, ApiError, type EventFilters } from './api';
 import { badge, el } from './dom';
 import { formatTime, shortId } from './format';
 import { createSearchForm } from './search-form';
-import type { EventFilters, OperatorEvent } from './types';
 
 export interface EventSearch {
   element: HTMLElement;
@@ -14,7 +14,7 @@ export interface EventSearch {
 
 function outcomeOf(event: OperatorEvent): string {
   if (event.error !== null) return event.error.code;
-  if (event.result?.slug !== undefined) return event.result.slug;
+  if (event.result?.type === 'article') return event.result.slug;
   return event.result?.type ?? '';
 }
 

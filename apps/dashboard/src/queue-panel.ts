@@ -1,8 +1,8 @@
 // Live queue state: jobs per state, workers, the oldest waiting job, pause and resume.
+import type { PauseState, QueueState } from '@ingest/contracts';
 import { adminApi, ApiError } from './api';
 import { el, fill } from './dom';
 import { formatClock, formatSeconds } from './format';
-import type { QueueState } from './types';
 
 const COUNTS = ['waiting', 'active', 'delayed', 'failed', 'paused', 'completed'] as const;
 
@@ -25,7 +25,7 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
   const pause = el('button', { type: 'button', testid: 'pause-queue' }, 'Pause');
   const resume = el('button', { type: 'button', testid: 'resume-queue' }, 'Resume');
 
-  const act = (action: () => Promise<{ paused: boolean }>) => {
+  const act = (action: () => Promise<PauseState>) => {
     pause.disabled = resume.disabled = true;
     error.hidden = true;
     action()
@@ -71,7 +71,7 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
     element,
     update(queue) {
       for (const [name, node] of values) {
-        const value = queue.counts[name] ?? 0;
+        const value = queue.counts[name];
         node.textContent = String(value);
         node.parentElement?.classList.toggle('alert', name === 'failed' && value > 0);
       }
@@ -79,7 +79,8 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
       state.className = `badge badge-${queue.paused ? 'paused' : 'running'}`;
       pause.disabled = queue.paused;
       resume.disabled = !queue.paused;
-      workers.textContent = String(queue.workers);
+      // null when Redis will not list its clients: a 0 there would read as no worker running.
+      workers.textContent = queue.workers === null ? 'unknown' : String(queue.workers);
       oldest.textContent = formatSeconds(queue.oldestWaitingAgeSeconds);
       updated.textContent = `updated ${formatClock(new Date())}`;
       error.hidden = true;

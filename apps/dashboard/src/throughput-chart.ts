@@ -1,9 +1,11 @@
 // Events accepted and applied per minute over the last hour, drawn with uPlot.
+import type { QueueState } from '@ingest/contracts';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { el } from './dom';
 import { formatHourMinute } from './format';
-import type { Throughput } from './types';
+
+type Throughput = QueueState['throughput'][number];
 
 const HEIGHT = 220;
 

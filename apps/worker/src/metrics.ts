@@ -1,3 +1,5 @@
+import { SECOND_MS } from '@ingest/domain';
+import type { EventRow } from '@ingest/event-log';
 import {
   Counter,
   createMetricsRegistry,
@@ -5,7 +7,7 @@ import {
   registerQueueDepth,
   type Registry,
 } from '@ingest/observability';
-import type { ContentQueue } from '@ingest/queue';
+import { readQueueDepth, type ContentQueue } from '@ingest/queue';
 
 /** What became of a job run: the `outcome` label of ingest_jobs_processed_total. */
 export type JobOutcome =
@@ -20,7 +22,7 @@ export interface WorkerMetrics {
 
 export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
   const registry = createMetricsRegistry('worker');
-  registerQueueDepth(registry, queue);
+  registerQueueDepth(registry, () => readQueueDepth(queue));
   return {
     registry,
     jobsProcessed: new Counter({
@@ -38,10 +40,22 @@ export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
     }),
     lagSeconds: new Histogram({
       name: 'ingest_event_lag_seconds',
-      help: 'From the API accepting an event to its change being committed, by event',
+      help: 'From the API accepting an event (or an operator replaying it) to its change being committed, by event',
       labelNames: ['event'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
   };
+}
+
+/**
+ * An applied event's lag, in seconds, from when it was queued: its acceptance, or its last
+ * replay by an operator. Counting a replayed event from its acceptance would report the
+ * time it spent failed, waiting for the operator, as the pipeline's delay.
+ */
+export function lagSecondsOf(
+  row: Pick<EventRow, 'receivedAt' | 'lastReplayedAt'>,
+  now = Date.now(),
+): number {
+  return (now - (row.lastReplayedAt ?? row.receivedAt).getTime()) / SECOND_MS;
 }

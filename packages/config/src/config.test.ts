@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadApiConfig, loadWorkerConfig } from './index.js';
+import { ConfigError, loadApiConfig, loadDatabaseUrl, loadWorkerConfig } from './index.js';
 
 const SECRET = 's'.repeat(32);
 
@@ -69,5 +69,23 @@ describe('loadApiConfig', () => {
 describe('loadWorkerConfig', () => {
   it('needs no secret', () => {
     expect(loadWorkerConfig({}).database.poolSize).toBe(10);
+  });
+});
+
+describe('loadDatabaseUrl', () => {
+  it('reads DATABASE_URL alone: no other setting can stop a migration', () => {
+    const url = 'postgresql://app@db.internal:5432/ingest';
+    expect(loadDatabaseUrl({ DATABASE_URL: url, WORKER_CONCURRENCY: 'abc', PORT: 'x' })).toBe(url);
+    expect(loadDatabaseUrl({})).toBe('postgresql://postgres:postgres@127.0.0.1:5432/ingest');
+  });
+
+  it('reports an unparseable URL as a ConfigError, not a TypeError from `new URL`', () => {
+    expect(() => loadDatabaseUrl({ DATABASE_URL: 'not a url' })).toThrow(ConfigError);
+    expect(() => loadDatabaseUrl({ DATABASE_URL: 'not a url' })).toThrow(
+      /^Invalid configuration:\n {2}- DATABASE_URL must be a URL$/,
+    );
+    expect(() => loadDatabaseUrl({ DATABASE_URL: 'mysql://db/ingest' })).toThrow(
+      /DATABASE_URL must start with postgres:\/\/ or postgresql:\/\//,
+    );
   });
 });

@@ -28,8 +28,9 @@ export const envUrl = (fallback: string, protocols: readonly string[]) =>
     .trim()
     .default(fallback)
     .refine((value) => URL.canParse(value), 'must be a URL')
+    // zod runs this check even after the one above failed: `new URL` would then throw.
     .refine(
-      (value) => protocols.includes(new URL(value).protocol),
+      (value) => !URL.canParse(value) || protocols.includes(new URL(value).protocol),
       `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
     );
 

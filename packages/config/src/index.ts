@@ -1,6 +1,6 @@
 import { apiConfigFromEnv, type ApiConfig } from './api-config.js';
 import { loadConfig, type Env } from './load-config.js';
-import { sharedConfigFromEnv, type SharedConfig } from './shared-env.js';
+import { databaseUrlFromEnv, sharedConfigFromEnv, type SharedConfig } from './shared-env.js';
 import { workerConfigFromEnv, type WorkerConfig } from './worker-config.js';
 
 export { ConfigError, loadConfigOrExit, redactUrlPassword, type Env } from './load-config.js';
@@ -18,3 +18,6 @@ export const loadWorkerConfig = (env: Env = process.env): WorkerConfig =>
 /** Settings every process shares (database, Redis, logs): for command-line tools. */
 export const loadSharedConfig = (env: Env = process.env): SharedConfig =>
   loadConfig(sharedConfigFromEnv, env);
+/** DATABASE_URL alone, for the migration tools. */
+export const loadDatabaseUrl = (env: Env = process.env): string =>
+  loadConfig(databaseUrlFromEnv, env);

@@ -5,12 +5,19 @@ import { envInteger, envLogLevel, envUrl } from './env-fields.js';
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
+const databaseUrl = envUrl(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:']);
+
+/** DATABASE_URL alone: what the migration tools read, so no other setting can stop them. */
+export const databaseUrlFromEnv = z
+  .object({ DATABASE_URL: databaseUrl })
+  .transform((env) => env.DATABASE_URL);
+
 /**
  * Settings every process shares: where PostgreSQL and Redis are, how much to log, the
  * content limits, and how queued jobs are retried and kept.
  */
 export const SharedEnvSchema = ContentEnvSchema.extend({
-  DATABASE_URL: envUrl(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:']),
+  DATABASE_URL: databaseUrl,
   DATABASE_POOL_SIZE: envInteger(10, { min: 1, max: 200 }),
   DATABASE_STATEMENT_TIMEOUT_MS: envInteger(10_000, { min: 100 }),
   REDIS_URL: envUrl(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),

@@ -19,7 +19,10 @@ export const QueueStateSchema = z
         prioritized: z.int().min(0),
       })
       .meta({ description: 'Jobs in Redis per BullMQ state' }),
-    workers: z.int().meta({ description: 'Worker connections BullMQ sees on the queue' }),
+    workers: z.int().min(0).nullable().meta({
+      description:
+        'Worker connections BullMQ sees on the queue; null when Redis will not list its clients (CLIENT LIST refused or missing, as on some managed Redis)',
+    }),
     oldestWaitingAgeSeconds: z.number().nullable(),
     throughput: z
       .array(z.object({ minute: z.iso.datetime(), accepted: z.int(), applied: z.int() }))
@@ -82,6 +85,7 @@ export type OperatorEvent = z.infer<typeof OperatorEventSchema>;
 export const EventSearchResultSchema = pageOf(OperatorEventSchema).meta({
   id: 'EventSearchResult',
 });
+export type EventSearchResult = z.infer<typeof EventSearchResultSchema>;
 
 export const EventAttemptSchema = z
   .object({
@@ -116,7 +120,9 @@ export const BulkRetryRequestSchema = z.strictObject({
     .meta({ description: 'JSON object the payload must contain (JSONB containment)' }),
 });
 export const BulkRetryResultSchema = z.object({ retried: z.int() }).meta({ id: 'BulkRetryResult' });
+export type BulkRetryResult = z.infer<typeof BulkRetryResultSchema>;
 export const PauseStateSchema = z.object({ paused: z.boolean() }).meta({ id: 'PauseState' });
+export type PauseState = z.infer<typeof PauseStateSchema>;
 export const RetryAcceptedSchema = z
   .object({ id: z.uuid(), status: z.literal('queued') })
   .meta({ id: 'RetryAccepted' });

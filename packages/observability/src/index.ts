@@ -1,4 +1,5 @@
-export { createMetricsRegistry, registerQueueDepth, type JobCounter } from './registry.js';
+export { createMetricsRegistry } from './registry.js';
+export { registerQueueDepth, type QueueDepth } from './queue-metrics.js';
 export { checkReadiness, type Probe, type Readiness } from './readiness.js';
 export { Counter, Histogram, type Registry } from 'prom-client';
 export { exitUnlessServicesAnswer } from './startup.js';

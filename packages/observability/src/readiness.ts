@@ -1,3 +1,5 @@
+import { settleWithin } from './within.js';
+
 export type Probe = () => Promise<unknown>;
 
 export interface Readiness {
@@ -5,23 +7,11 @@ export interface Readiness {
   checks: Record<string, 'ok' | 'failed'>;
 }
 
-async function answers(probe: Probe, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>(
-    (resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)),
-  );
-  try {
-    return await Promise.race([
-      probe().then(
-        () => true,
-        () => false,
-      ),
-      timedOut,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const answers = async (probe: Probe, timeoutMs: number): Promise<boolean> =>
+  (await settleWithin(
+    probe().then(() => true),
+    timeoutMs,
+  )) === true;
 
 /** Runs every probe at once; ready when each answers within `timeoutMs`. */
 export async function checkReadiness(

@@ -4,7 +4,6 @@ export {
   CONTENT_EVENTS_QUEUE,
   ContentJobDataSchema,
   contentJobOptions,
-  isContentJobName,
   type ContentJobData,
   type JobPolicy,
 } from './job-registry.js';
@@ -17,6 +16,7 @@ export {
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';
 export { requeueEvent, type Requeued } from './requeue.js';
 export { promoteParked, type JobRef } from './parked-jobs.js';
+export { countWorkers, readQueueDepth, type QueueDepth } from './queue-queries.js';
 export {
   createMinuteCounter,
   readMinuteCounts,

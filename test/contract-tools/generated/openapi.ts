@@ -736,8 +736,8 @@ export interface components {
         paused: number;
         prioritized: number;
       };
-      /** @description Worker connections BullMQ sees on the queue */
-      workers: number;
+      /** @description Worker connections BullMQ sees on the queue; null when Redis will not list its clients (CLIENT LIST refused or missing, as on some managed Redis) */
+      workers: number | null;
       oldestWaitingAgeSeconds: number | null;
       /** @description Events accepted and applied per minute over the last hour, oldest first */
       throughput: {

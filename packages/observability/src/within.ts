@@ -1,0 +1,18 @@
+/**
+ * What `work` resolves to, or undefined when it fails or takes longer than `timeoutMs`:
+ * for probes and scrapes, which must answer on time even when a service hangs.
+ */
+export async function settleWithin<Value>(
+  work: Promise<Value>,
+  timeoutMs: number,
+): Promise<Value | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)),
+  );
+  try {
+    return await Promise.race([work.catch(() => undefined), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
