@@ -9,7 +9,7 @@ import { createLogger } from '@ingest/logger';
 import { createContentQueue } from '@ingest/queue';
 import { createApplyBatcher } from '@ingest/worker/apply-batcher';
 import { createWaker } from '@ingest/worker/order-wake';
-import { routeEvent } from '@ingest/worker/processors';
+import { createCategoryCache, routeEvent } from '@ingest/worker/processors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import { accept, articleData, uniqueSlug } from './support/content.js';
@@ -41,6 +41,7 @@ describe('the apply batcher', () => {
       schemas: createEventSchemas(config.content),
       logger,
       queue: createContentQueue(api.deps.redis, config.redis.keyPrefix),
+      categoryCache: createCategoryCache(),
     };
     const batcher = createApplyBatcher(deps, createWaker(deps));
     const slug = uniqueSlug('twice');

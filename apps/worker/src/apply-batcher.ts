@@ -1,13 +1,24 @@
 import type { EventResult } from '@ingest/contracts';
-import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
+import { createGroupCommit } from '@ingest/db';
+import { MINUTE_MS } from '@ingest/domain';
 import {
-  linesOf,
   lockHeadsAndRuns,
   recordApplied,
   type AppliedEvent,
   type EventRow,
 } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
+import {
+  failureOf,
+  roundsOf,
+  routeRun,
+  runRequestsOf,
+  settleBatch,
+  toWake,
+  uniqueHeads,
+  type RoutedFollower,
+  type RunCaps,
+} from './apply-plan.js';
 import type { WorkerDeps } from './deps.js';
 import type { Waker } from './order-wake.js';
 import {
@@ -15,7 +26,6 @@ import {
   categoriesNamedBy,
   ChangeFailed,
   createCategoryResolver,
-  routeEvent,
   stepsOf,
   type ApplyScope,
   type CategoryResolver,
@@ -54,23 +64,12 @@ export interface ApplyBatcher {
 
 /** Heads in one transaction at most: enough to amortise it, few enough to hold locks briefly. */
 const MAX_HEADS_PER_TRANSACTION = 32;
-/** Events in one transaction at most, runs included (the heads share what is left). */
-const MAX_EVENTS_PER_TRANSACTION = 256;
-
-type Waiting = Submitted<ClaimedHead, Applied | undefined>;
-/** Per head id, how many followers its run may take (lowered after a follower failed). */
-type RunCaps = ReadonlyMap<string, number>;
-
-/** Changes of a shared transaction failed: these heads, or these runs from this position. */
-class BatchFailed extends Error {
-  constructor(
-    readonly heads: ReadonlySet<string>,
-    readonly cuts: RunCaps,
-    readonly reason: unknown,
-  ) {
-    super('a change of a shared transaction failed');
-  }
-}
+/**
+ * How long one transaction may take in all. Prisma's default of 5 s leaves little room for
+ * one of up to 256 events that may wait on row locks (a head's, a new category's) under
+ * load; each statement stays bounded by the database's statement timeout.
+ */
+const TRANSACTION_TIMEOUT_MS = MINUTE_MS;
 
 /**
  * Group commit for the worker, along lines and across them. Heads claimed together are
@@ -85,18 +84,19 @@ class BatchFailed extends Error {
  * When a change fails, the transaction is rolled back. A follower that failed ends its
  * run: the run is applied up to it, and it becomes the head of its line, claimed by its
  * own job, so it fails (or is retried) exactly as it would alone. A head that failed is
- * applied alone, its own job records the failure, and the others go together again.
+ * applied alone, its own job records the failure, and the others go together again
+ * (settleBatch in apply-plan.ts).
  */
 export function createApplyBatcher(
-  deps: Pick<WorkerDeps, 'db' | 'config' | 'schemas' | 'logger'>,
+  deps: Pick<WorkerDeps, 'db' | 'config' | 'schemas' | 'logger' | 'categoryCache'>,
   waker: Waker,
 ): ApplyBatcher {
-  const context = { ...deps, waker, categories: createCategoryResolver() };
+  const context = { ...deps, waker, categories: createCategoryResolver(deps.categoryCache) };
   const group = createGroupCommit<ClaimedHead, Applied | undefined>({
     // Leave the rest of the pool to claims and failure records.
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_HEADS_PER_TRANSACTION,
-    write: (batch) => applyBatch(context, batch, new Map()),
+    write: (batch) => settleBatch(batch, (heads, caps) => applyAndWake(context, heads, caps)),
   });
   return { apply: (head) => group.submit(head) };
 }
@@ -106,54 +106,21 @@ type Context = Parameters<typeof createApplyBatcher>[0] & {
   categories: CategoryResolver;
 };
 
-async function applyBatch(context: Context, batch: Waiting[], caps: RunCaps): Promise<void> {
-  try {
-    const applied = await applyTogether(
-      context,
-      batch.map((waiting) => waiting.item),
-      caps,
-    );
-    context.waker.wake(
-      [...applied.keys()].flatMap((id) => linesOf(rowOf(batch, id))),
-      [...applied.values()].flatMap(({ followers }) => followers.map(({ row }) => jobOf(row))),
-    );
-    const answered = new Set<string>();
-    for (const { item, resolve } of batch) {
-      // A second run of the same event in the batch (a stalled job taken again while its
-      // first run waited here) changed nothing.
-      resolve(answered.has(item.row.id) ? undefined : applied.get(item.row.id));
-      answered.add(item.row.id);
-    }
-  } catch (error) {
-    const reason = error instanceof BatchFailed ? error.reason : error;
-    if (databaseFailureOf(reason) === 'unreachable') {
-      for (const waiting of batch) waiting.reject(reason);
-      return;
-    }
-    if (error instanceof BatchFailed && error.heads.size === 0 && error.cuts.size > 0) {
-      await applyBatch(context, batch, new Map([...caps, ...error.cuts]));
-      return;
-    }
-    if (batch.length === 1) {
-      batch[0]?.reject(reason);
-      return;
-    }
-    const merged = new Map([...caps, ...(error instanceof BatchFailed ? error.cuts : [])]);
-    // A head's own change failed: it alone, the rest together. Otherwise the shared
-    // statements failed (a deadlock with another transaction, say): one by one.
-    const failed = error instanceof BatchFailed && error.heads.size > 0 ? error.heads : undefined;
-    const alone = failed ? batch.filter((waiting) => failed.has(waiting.item.row.id)) : batch;
-    for (const waiting of alone) await applyBatch(context, [waiting], merged);
-    if (failed) {
-      const rest = batch.filter((waiting) => !failed.has(waiting.item.row.id));
-      if (rest.length > 0) await applyBatch(context, rest, merged);
-    }
-  }
+/** Applies the heads together; once committed, wakes what their lines let through. */
+async function applyAndWake(
+  context: Context,
+  heads: ClaimedHead[],
+  caps: RunCaps,
+): Promise<Map<string, Applied>> {
+  const applied = await applyTogether(context, heads, caps);
+  const { lines, appliedInRuns } = toWake(heads, applied);
+  context.waker.wake(lines, appliedInRuns);
+  return applied;
 }
 
 interface Plan {
   head: ClaimedHead;
-  followers: Array<{ row: EventRow; routed: RoutedEvent; log: Logger }>;
+  followers: RoutedFollower[];
 }
 
 async function applyTogether(
@@ -161,25 +128,14 @@ async function applyTogether(
   heads: ClaimedHead[],
   caps: RunCaps,
 ): Promise<Map<string, Applied>> {
-  // A second run of an event in the batch (a stalled job taken again while its first run
-  // waited here) is left out: the first is applied, as applyBatch answers the first.
-  const unique = heads.filter(
-    (head, index) => heads.findIndex((other) => other.row.id === head.row.id) === index,
-  );
-  const share = Math.floor((MAX_EVENTS_PER_TRANSACTION - unique.length) / unique.length);
+  const unique = uniqueHeads(heads);
   return context.db.prisma.$transaction(
     async (tx) => {
-      const runs = await lockHeadsAndRuns(
-        tx,
-        unique.map(({ row }) => ({
-          headId: row.id,
-          maxFollowers: Math.min(share, caps.get(row.id) ?? share),
-        })),
-      );
+      const runs = await lockHeadsAndRuns(tx, runRequestsOf(unique, caps));
       // Heads another run finished meanwhile are left out: nothing to change for them.
       const plans = unique.flatMap((head): Plan[] => {
         const run = runs.get(head.row.id);
-        return run === undefined ? [] : [{ head, followers: routeRun(context, head, run) }];
+        return run === undefined ? [] : [{ head, followers: routeRun(context, head.row.id, run) }];
       });
       const events = plans.flatMap(({ head, followers }) => [
         head.routed,
@@ -210,30 +166,8 @@ async function applyTogether(
         ]),
       );
     },
-    { timeout: 60_000 },
+    { timeout: TRANSACTION_TIMEOUT_MS },
   );
-}
-
-/**
- * The followers that can be applied: the run up to the first that no longer validates,
- * which stays queued and so becomes the next head, failing as it would alone.
- */
-function routeRun(deps: Context, head: ClaimedHead, run: EventRow[]): Plan['followers'] {
-  const followers: Plan['followers'] = [];
-  for (const row of run) {
-    const log = deps.logger.child({
-      eventId: row.id,
-      requestId: row.requestId,
-      event: row.event,
-      inRunOf: head.row.id,
-    });
-    try {
-      followers.push({ row, log, routed: routeEvent(deps.schemas, row, deps.config.content, log) });
-    } catch {
-      break;
-    }
-  }
-  return followers;
 }
 
 async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<string, EventResult>> {
@@ -241,12 +175,7 @@ async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<stri
   const lines = plans.map(({ head, followers }) =>
     stepsOf([head.routed, ...followers.map(({ routed }) => routed)]),
   );
-  const rounds = Math.max(0, ...lines.map((steps) => steps.length));
-  for (let round = 0; round < rounds; round += 1) {
-    const steps = lines.flatMap((line) => {
-      const step = line[round];
-      return step === undefined ? [] : [step];
-    });
+  for (const steps of roundsOf(lines)) {
     try {
       for (const [id, result] of await applyRound(scope, steps)) results.set(id, result);
     } catch (error) {
@@ -255,19 +184,6 @@ async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<stri
     }
   }
   return results;
-}
-
-/** Which heads failed, and where the runs whose followers failed must end. */
-function failureOf(error: ChangeFailed, plans: Plan[]): BatchFailed {
-  const failed = new Set(error.eventIds);
-  const heads = new Set<string>();
-  const cuts = new Map<string, number>();
-  for (const { head, followers } of plans) {
-    if (failed.has(head.row.id)) heads.add(head.row.id);
-    const position = followers.findIndex(({ row }) => failed.has(row.id));
-    if (position >= 0) cuts.set(head.row.id, position);
-  }
-  return new BatchFailed(heads, cuts, error.reason);
 }
 
 function resultOf(results: Map<string, EventResult>, eventId: string): EventResult {
@@ -286,11 +202,3 @@ const appliedEvent = (
   result: resultOf(results, row.id),
   notifyOnFinish: row.notifyOnFinish,
 });
-
-const rowOf = (batch: Waiting[], eventId: string): EventRow => {
-  const waiting = batch.find(({ item }) => item.row.id === eventId);
-  if (waiting === undefined) throw new Error(`event ${eventId} is not in the batch`);
-  return waiting.item.row;
-};
-
-const jobOf = (row: EventRow) => ({ eventId: row.id, event: row.event, requestId: row.requestId });

@@ -28,16 +28,8 @@ export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
         deps.db.pool,
         batch.map((waiting) => waiting.item),
       );
-      const answered = new Set<string>();
-      for (const { item: eventId, resolve } of batch) {
-        const claim = claimed.get(eventId) ?? { outcome: 'missing' };
-        // A job handed in twice at once (a stalled job taken again): the first run got
-        // the attempt; the second has nothing to do.
-        resolve(
-          answered.has(eventId) && claim.outcome === 'claimed' ? { outcome: 'finished' } : claim,
-        );
-        answered.add(eventId);
-      }
+      const answer = answersOf(claimed);
+      for (const { item: eventId, resolve } of batch) resolve(answer(eventId));
     },
   });
   const blocked = createGroupCommit<string, boolean>({
@@ -52,4 +44,19 @@ export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
     },
   });
   return { claim: (eventId) => claims.submit(eventId), stillBlocked: (id) => blocked.submit(id) };
+}
+
+/**
+ * Answers the jobs of one claim statement, in the order they came: an event the statement
+ * did not find is not recorded. A job handed in twice at once (a stalled job taken again)
+ * is answered twice: the first run got the attempt; the second has nothing to do.
+ */
+export function answersOf(claimed: ReadonlyMap<string, Claim>): (eventId: string) => Claim {
+  const answered = new Set<string>();
+  return (eventId) => {
+    const claim = claimed.get(eventId) ?? { outcome: 'missing' };
+    const again = answered.has(eventId);
+    answered.add(eventId);
+    return again && claim.outcome === 'claimed' ? { outcome: 'finished' } : claim;
+  };
 }

@@ -4,8 +4,9 @@ import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ContentQueue, MinuteCounter } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
+import type { CategoryCache } from './processors/index.js';
 
-/** Everything the worker needs from outside; main.ts builds it, tests may build their own. */
+/** Everything the worker needs from outside; runtime.ts builds it, tests may build their own. */
 export interface WorkerDeps {
   config: WorkerConfig;
   db: Database;
@@ -16,5 +17,7 @@ export interface WorkerDeps {
   appliedCounter: MinuteCounter;
   /** Prometheus series served at /metrics on the worker's HTTP port. */
   metrics: WorkerMetrics;
+  /** Category ids seen committed, shared by this runtime's transactions only. */
+  categoryCache: CategoryCache;
   logger: Logger;
 }

@@ -1,5 +1,6 @@
 import { AppError, isAppError } from '@ingest/contracts';
 import { databaseFailureOf } from '@ingest/db';
+import { SECOND_MS } from '@ingest/domain';
 import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
 import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
@@ -8,7 +9,7 @@ import { createApplyBatcher, type Applied, type ApplyBatcher } from './apply-bat
 import { createClaimBatcher, type ClaimBatcher } from './claim-batcher.js';
 import type { WorkerDeps } from './deps.js';
 import { eventErrorOf } from './failures.js';
-import type { JobOutcome } from './metrics.js';
+import { lagSecondsOf, type JobOutcome } from './metrics.js';
 import { createWaker, type Waker } from './order-wake.js';
 import { routeEvent } from './processors/index.js';
 
@@ -59,7 +60,7 @@ export function createEventJobProcessor(
       deps.metrics.jobsProcessed.inc({ event: job.name, outcome });
       deps.metrics.processingSeconds.observe(
         { event: job.name },
-        (performance.now() - started) / 1000,
+        (performance.now() - started) / SECOND_MS,
       );
     };
     try {
@@ -185,10 +186,7 @@ function reportApplied(deps: WorkerDeps, head: EventRow, applied: Applied, log: 
   const applies = [{ row: head, result: applied.result, log }, ...applied.followers];
   for (const { row, result, log: eventLog } of applies) {
     deps.appliedCounter.increment();
-    deps.metrics.lagSeconds.observe(
-      { event: row.event ?? 'unknown' },
-      (Date.now() - row.receivedAt.getTime()) / 1000,
-    );
+    deps.metrics.lagSeconds.observe({ event: row.event ?? 'unknown' }, lagSecondsOf(row));
     if (row !== head) {
       // Counted as its job's outcome would be: its own job will find it finished.
       deps.metrics.jobsProcessed.inc({ event: row.event ?? 'unknown', outcome: 'succeeded' });

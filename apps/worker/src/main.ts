@@ -1,80 +1,19 @@
-// Composition root of the worker process: configuration, clients, the queue consumer,
-// the maintenance loop (outbox reconciler), and an orderly shutdown.
-import { setTimeout as sleep } from 'node:timers/promises';
+// The worker as a process: configuration, a check that its services answer, the runtime
+// (runtime.ts), and a clean shutdown on SIGTERM or SIGINT.
 import { loadWorkerConfig, loadConfigOrExit } from '@ingest/config';
-import { createEventSchemas } from '@ingest/contracts';
-import { checkDatabase, createDatabase } from '@ingest/db';
-import { createLogger } from '@ingest/logger';
+import { checkDatabase } from '@ingest/db';
 import { exitUnlessServicesAnswer } from '@ingest/observability';
-import {
-  bullPrefix,
-  checkRedis,
-  CONTENT_EVENTS_QUEUE,
-  createContentQueue,
-  createMinuteCounter,
-  createRedisConnection,
-  warnUnlessNoEviction,
-  type ContentJobData,
-} from '@ingest/queue';
-import { Worker } from 'bullmq';
-import type { WorkerDeps } from './deps.js';
-import { createEventJobProcessor } from './event-job.js';
-import { buildWorkerHttpServer } from './http-server.js';
-import { startMaintenanceLoop } from './maintenance-loop.js';
-import { createWorkerMetrics } from './metrics.js';
+import { checkRedis } from '@ingest/queue';
+import { createWorkerRuntime } from './runtime.js';
 
 const config = loadConfigOrExit(loadWorkerConfig);
-const logger = createLogger({ level: config.log.level, name: 'worker' });
-
+// A service that does not answer is one clear line and exit code 1, not a stack trace.
 await exitUnlessServicesAnswer('worker', [
   checkDatabase(config.database.url),
   checkRedis(config.redis.url),
 ]);
-
-const db = createDatabase({
-  url: config.database.url,
-  poolSize: config.database.poolSize,
-  statementTimeoutMs: config.database.statementTimeoutMs,
-});
-const queueConnection = createRedisConnection(config.redis.url, 'worker', 'ingest-worker-queue');
-const workerConnection = createRedisConnection(config.redis.url, 'worker', 'ingest-worker');
-await warnUnlessNoEviction(queueConnection, logger);
-const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
-queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
-const appliedCounter = createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied');
-const deps: WorkerDeps = {
-  config,
-  db,
-  queue,
-  schemas: createEventSchemas(config.content),
-  appliedCounter,
-  metrics: createWorkerMetrics(queue),
-  logger,
-};
-
-const processEventJob = createEventJobProcessor(deps, () =>
-  worker.rateLimit(config.worker.databaseOutagePauseMs),
-);
-const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
-  CONTENT_EVENTS_QUEUE,
-  processEventJob,
-  {
-    connection: workerConnection,
-    prefix: bullPrefix(config.redis.keyPrefix),
-    concurrency: config.worker.concurrency,
-    lockDuration: config.worker.lockDurationMs,
-    stalledInterval: config.worker.lockDurationMs,
-    // A job whose worker died is handed to another after its lock lapses; BullMQ's
-    // default of 1 would fail it for good after a second such death. The outbox
-    // reconciler retries any that still end up failed this way.
-    maxStalledCount: 5,
-  },
-);
-// Connection errors repeat while Redis is away; BullMQ reconnects by itself.
-worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
-const maintenance = startMaintenanceLoop(deps);
-const httpServer = buildWorkerHttpServer(deps, () => queueConnection.ping());
-const httpAddress = await httpServer.listen({ host: config.http.host, port: config.http.port });
+const { deps, httpAddress, close } = await createWorkerRuntime(config);
+const { logger } = deps;
 logger.info({ concurrency: config.worker.concurrency, http: httpAddress }, 'worker ready');
 
 let closing = false;
@@ -83,26 +22,10 @@ async function shutdown(signal: string): Promise<void> {
   closing = true;
   const graceMs = config.worker.shutdownGraceMs;
   logger.info({ signal, graceMs }, 'shutting down: taking no new jobs, finishing those in flight');
-  const grace = new AbortController();
-  const finished = await Promise.race([
-    worker.close().then(() => true),
-    sleep(graceMs, false, { signal: grace.signal }).catch(() => false),
-  ]);
-  grace.abort(); // a pending grace timer would keep the process alive after a clean close
-  if (!finished) {
-    // Jobs still running are abandoned, not lost: their transactions roll back with our
-    // connections, and BullMQ hands them to another worker once their locks lapse.
-    logger.warn('grace period over: handing the jobs in flight back to the queue');
-    process.exit(0);
-  }
   try {
-    await processEventJob.drain(); // successors woken by the last jobs
-    await maintenance.stop();
-    await appliedCounter.stop();
-    await httpServer.close();
-    await queue.close();
-    await db.close();
-    await Promise.all([queueConnection.quit(), workerConnection.quit()]);
+    // Jobs still running hold connections, so nothing else can close: exit, and their
+    // transactions roll back as the connections drop.
+    if ((await close(graceMs)) === 'abandoned') process.exit(0);
     logger.info('shut down cleanly');
   } catch (error) {
     logger.error({ err: error }, 'error while shutting down');

@@ -12,6 +12,8 @@ export interface EventRow {
   requestId: string;
   notifyOnFinish: boolean;
   receivedAt: Date;
+  /** When an operator last sent it back to the queue (see replayFailed); null if never. */
+  lastReplayedAt: Date | null;
   /** Acceptance order (a bigint, as text): its place in each of its lines. */
   sequence: string;
   orderKeys: string[];
@@ -48,7 +50,7 @@ const BLOCKED = (e: string) => `EXISTS (
 const CLAIM_EVENTS = `
   WITH loaded AS (
     SELECT e.id, e.status, e.event, e.account_id, e.payload, e.request_id, e.notify_on_finish,
-           e.received_at, e.sequence, e.order_keys, ${BLOCKED('e')} AS blocked
+           e.received_at, e.last_replayed_at, e.sequence, e.order_keys, ${BLOCKED('e')} AS blocked
     FROM webhook_logs e
     WHERE e.id = ANY($1::uuid[])
   ),
@@ -67,7 +69,8 @@ const CLAIM_EVENTS = `
   )
   SELECT l.id, l.status, l.event, l.account_id AS "accountId", l.payload,
          l.request_id AS "requestId", l.notify_on_finish AS "notifyOnFinish",
-         l.received_at AS "receivedAt", l.sequence, l.order_keys AS "orderKeys", l.blocked,
+         l.received_at AS "receivedAt", l.last_replayed_at AS "lastReplayedAt", l.sequence,
+         l.order_keys AS "orderKeys", l.blocked,
          o.number AS attempt
   FROM loaded l LEFT JOIN opened o ON o.event_id = l.id`;
 

@@ -44,7 +44,8 @@ export async function lockHeadsAndRuns(
     )
     SELECT l.id AS "headId", f.id, f.event, f.account_id AS "accountId", f.payload,
            f.request_id AS "requestId", f.notify_on_finish AS "notifyOnFinish",
-           f.received_at AS "receivedAt", f.sequence::text AS sequence,
+           f.received_at AS "receivedAt", f.last_replayed_at AS "lastReplayedAt",
+           f.sequence::text AS sequence,
            f.order_keys AS "orderKeys", f.status
     FROM locked l
     LEFT JOIN LATERAL (

@@ -1,4 +1,3 @@
-import { EVENT_NAMES, type EventName } from '@ingest/contracts';
 import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
@@ -29,8 +28,8 @@ export interface JobPolicy {
 /**
  * Options of every content job. The job id is the event id: adding an event twice
  * queues it once. Attempts back off exponentially (backoffMs, 2x, 4x, ...). Finished
- * jobs are dropped from Redis after a while: the WebhookLog is the record, Redis only
- * holds work in flight.
+ * jobs are dropped from Redis after a while: the event log is the source of truth,
+ * Redis only holds work in flight.
  */
 export function contentJobOptions(eventId: string, policy: JobPolicy): JobsOptions {
   return {
@@ -41,6 +40,3 @@ export function contentJobOptions(eventId: string, policy: JobPolicy): JobsOptio
     removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
   };
 }
-
-export const isContentJobName = (name: string): name is EventName =>
-  (EVENT_NAMES as readonly string[]).includes(name);

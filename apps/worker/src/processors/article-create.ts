@@ -1,8 +1,14 @@
-import { AppError, type EventResult } from '@ingest/contracts';
+import { AppError, failed, succeeded, type EventResult, type Result } from '@ingest/contracts';
 import { readingMinutes, slugFromTitle } from '@ingest/domain';
 import { v7 as uuidv7 } from 'uuid';
 import { insertArticles, type ArticleRow } from './article-rows.js';
-import { oneByMany, type ApplyScope, type Change, type EventProcessor } from './catalog.js';
+import {
+  oneByMany,
+  type ApplyScope,
+  type Change,
+  type EventProcessor,
+  type Outcomes,
+} from './catalog.js';
 import { insertWithFreeSlug } from './slug-allocation.js';
 
 type Create = Change<'article.create'>;
@@ -37,10 +43,7 @@ async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise
  * Creates that name their slug, in one INSERT: each gets what changed, or SLUG_TAKEN when
  * its slug is taken; one taken slug does not disturb the others.
  */
-async function createWithNamedSlugs(
-  scope: ApplyScope,
-  changes: Create[],
-): Promise<Map<string, EventResult | AppError>> {
+async function createWithNamedSlugs(scope: ApplyScope, changes: Create[]): Promise<Outcomes> {
   const rows = new Map<string, ArticleRow>();
   for (const change of changes) {
     rows.set(change.eventId, articleRow(scope, change, change.data.slug ?? ''));
@@ -50,25 +53,22 @@ async function createWithNamedSlugs(
     [...rows].map(([eventId, row]) => [
       eventId,
       inserted.has(row.id)
-        ? { type: 'article', id: row.id, slug: row.slug }
-        : new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`),
+        ? succeeded({ type: 'article', id: row.id, slug: row.slug })
+        : failed(new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`)),
     ]),
   );
 }
 
 /** Creates: those that name their slug share one INSERT; the others allocate one by one. */
-async function createMany(
-  scope: ApplyScope,
-  changes: Create[],
-): Promise<Map<string, EventResult | AppError>> {
+async function createMany(scope: ApplyScope, changes: Create[]): Promise<Outcomes> {
   const named = changes.filter((change) => change.data.slug !== undefined);
-  const outcomes =
+  const outcomes: Outcomes =
     named.length > 0
       ? await createWithNamedSlugs(scope, named)
-      : new Map<string, EventResult | AppError>();
+      : new Map<string, Result<EventResult>>();
   for (const change of changes) {
     if (change.data.slug === undefined) {
-      outcomes.set(change.eventId, await createWithDerivedSlug(scope, change));
+      outcomes.set(change.eventId, succeeded(await createWithDerivedSlug(scope, change)));
     }
   }
   return outcomes;

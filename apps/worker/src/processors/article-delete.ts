@@ -1,6 +1,12 @@
-import { AppError, type EventResult } from '@ingest/contracts';
+import { AppError, failed, succeeded } from '@ingest/contracts';
 import { deleteOwnArticles, ownEntryOf } from './article-rows.js';
-import { oneByMany, type ApplyScope, type Change, type EventProcessor } from './catalog.js';
+import {
+  oneByMany,
+  type ApplyScope,
+  type Change,
+  type EventProcessor,
+  type Outcomes,
+} from './catalog.js';
 
 /**
  * Deletes the rows, one statement for all: each article disappears from every read, its
@@ -10,7 +16,7 @@ import { oneByMany, type ApplyScope, type Change, type EventProcessor } from './
 async function deleteMany(
   { tx }: ApplyScope,
   changes: Array<Change<'article.delete'>>,
-): Promise<Map<string, EventResult | AppError>> {
+): Promise<Outcomes> {
   const deleted = await deleteOwnArticles(
     tx,
     changes.map(({ accountId, data }) => ({ accountId, slug: data.slug })),
@@ -21,8 +27,8 @@ async function deleteMany(
       return [
         eventId,
         article === undefined
-          ? new AppError('ARTICLE_NOT_FOUND', `You have no article "${data.slug}"`)
-          : { type: 'article', id: article.id, slug: article.slug, deleted: true },
+          ? failed(new AppError('ARTICLE_NOT_FOUND', `You have no article "${data.slug}"`))
+          : succeeded({ type: 'article', id: article.id, slug: article.slug, deleted: true }),
       ];
     }),
   );

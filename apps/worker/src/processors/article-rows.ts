@@ -1,4 +1,4 @@
-import type { Tx } from './catalog.js';
+import type { Tx } from './tx.js';
 
 /** An articles row as the worker writes it; created_at and updated_at take their defaults. */
 export interface ArticleRow {

@@ -1,13 +1,19 @@
-import { AppError, type EventResult } from '@ingest/contracts';
+import { AppError, failed, succeeded, type EventResult } from '@ingest/contracts';
 import { uniqueViolationOf, violatesUniqueColumn } from '@ingest/db';
 import { readingMinutes } from '@ingest/domain';
 import { ownEntryOf, readOwnArticles, updateArticles, type ArticleRow } from './article-rows.js';
-import { oneByMany, type ApplyScope, type Change, type EventProcessor } from './catalog.js';
+import {
+  oneByMany,
+  type ApplyScope,
+  type Change,
+  type EventProcessor,
+  type Outcomes,
+} from './catalog.js';
 
 type Update = Change<'article.update'>;
 
 const notFound = (slug: string) =>
-  new AppError('ARTICLE_NOT_FOUND', `You have no article "${slug}"`);
+  failed(new AppError('ARTICLE_NOT_FOUND', `You have no article "${slug}"`));
 
 /** The article after the update: only the fields sent change. */
 function updatedRow({ categories }: ApplyScope, article: ArticleRow, { data, limits }: Update) {
@@ -78,15 +84,12 @@ async function rename(
  * Updates of different articles: one read for all, one write for all but renames, which
  * go one by one (see rename).
  */
-async function updateMany(
-  scope: ApplyScope,
-  changes: Update[],
-): Promise<Map<string, EventResult | AppError>> {
+async function updateMany(scope: ApplyScope, changes: Update[]): Promise<Outcomes> {
   const found = await readOwnArticles(
     scope.tx,
     changes.map(({ accountId, data }) => ({ accountId, slug: data.slug })),
   );
-  const outcomes = new Map<string, EventResult | AppError>();
+  const outcomes: Outcomes = new Map();
   const writes: Array<ReturnType<typeof updatedRow>> = [];
   const renames: Array<[ArticleRow, Update]> = [];
   for (const change of changes) {
@@ -97,16 +100,16 @@ async function updateMany(
     } else {
       const row = updatedRow(scope, article, change);
       writes.push(row);
-      outcomes.set(change.eventId, { type: 'article', id: row.id, slug: row.slug });
+      outcomes.set(change.eventId, succeeded({ type: 'article', id: row.id, slug: row.slug }));
     }
   }
   await updateArticles(scope.tx, writes);
   for (const [article, change] of renames) {
     try {
-      outcomes.set(change.eventId, await rename(scope, article, change));
+      outcomes.set(change.eventId, succeeded(await rename(scope, article, change)));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      outcomes.set(change.eventId, error);
+      outcomes.set(change.eventId, failed(error));
       break; // the transaction is unusable now; the caller rolls it back
     }
   }
@@ -118,21 +121,18 @@ async function updateMany(
  * order to the state the one before left, written once. Renames never come here: a
  * rename stands in two lines, so it is never part of a run.
  */
-async function updateRun(
-  scope: ApplyScope,
-  changes: Update[],
-): Promise<Map<string, EventResult | AppError>> {
+async function updateRun(scope: ApplyScope, changes: Update[]): Promise<Outcomes> {
   const [first] = changes;
   if (first === undefined) return new Map();
   const wanted = { accountId: first.accountId, slug: first.data.slug };
   const article = ownEntryOf(await readOwnArticles(scope.tx, [wanted]), wanted);
   if (article === undefined) return new Map([[first.eventId, notFound(first.data.slug)]]);
-  const outcomes = new Map<string, EventResult | AppError>();
+  const outcomes: Outcomes = new Map();
   let state = { ...article, bodyChanged: false };
   for (const change of changes) {
     const next = updatedRow(scope, state, change);
     state = { ...next, bodyChanged: state.bodyChanged || next.bodyChanged };
-    outcomes.set(change.eventId, { type: 'article', id: state.id, slug: state.slug });
+    outcomes.set(change.eventId, succeeded({ type: 'article', id: state.id, slug: state.slug }));
   }
   await updateArticles(scope.tx, [state]);
   return outcomes;

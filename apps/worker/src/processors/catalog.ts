@@ -1,16 +1,7 @@
-import {
-  isAppError,
-  type AppError,
-  type ContentLimits,
-  type EventData,
-  type EventName,
-  type EventResult,
-} from '@ingest/contracts';
-import type { Prisma } from '@ingest/db';
+import type { ContentLimits, EventData, EventName, EventResult, Result } from '@ingest/contracts';
 import type { Logger } from '@ingest/logger';
 import type { CategoryIds } from './categories.js';
-
-export type Tx = Prisma.TransactionClient;
+import type { Tx } from './tx.js';
 
 /** What a processor works in: the transaction, and the categories resolved for it. */
 export interface ApplyScope {
@@ -39,19 +30,27 @@ export interface EventProcessor<Name extends EventName> {
    * Answers every event by id: what changed, or its own AppError. Throws only when the
    * statements failed as a whole.
    */
-  applyMany?(
-    scope: ApplyScope,
-    changes: Array<Change<Name>>,
-  ): Promise<Map<string, EventResult | AppError>>;
+  applyMany?(scope: ApplyScope, changes: Array<Change<Name>>): Promise<Outcomes>;
   /**
    * Applies consecutive events of one line (one account's slug), in line order, each
    * seeing the ones before it, in fewer statements than one by one. Answers events by id,
    * in order, up to and including the first that fails with its own AppError.
    */
-  applyRun?(
-    scope: ApplyScope,
-    changes: Array<Change<Name>>,
-  ): Promise<Map<string, EventResult | AppError>>;
+  applyRun?(scope: ApplyScope, changes: Array<Change<Name>>): Promise<Outcomes>;
+}
+
+/**
+ * Each event's outcome in a batch, by event id: one event's AppError must not fail the
+ * others', so the caller handles both.
+ */
+export type Outcomes = Map<string, Result<EventResult>>;
+
+/** What changed for `eventId`; throws its AppError, or an Error when it was not answered. */
+export function changeOf(outcomes: Outcomes, eventId: string): EventResult {
+  const outcome = outcomes.get(eventId);
+  if (outcome === undefined) throw new Error(`event ${eventId} was not answered`);
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
 }
 
 /** The one place an event name is routed to the code that applies it. */
@@ -73,10 +72,5 @@ type ApplyMany<Name extends EventName> = NonNullable<EventProcessor<Name>['apply
 export function oneByMany<Name extends EventName>(
   applyMany: ApplyMany<Name>,
 ): EventProcessor<Name>['apply'] {
-  return async (scope, change) => {
-    const outcome = (await applyMany(scope, [change])).get(change.eventId);
-    if (outcome === undefined) throw new Error(`event ${change.eventId} was not answered`);
-    if (isAppError(outcome)) throw outcome;
-    return outcome;
-  };
+  return async (scope, change) => changeOf(await applyMany(scope, [change]), change.eventId);
 }

@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { Tx } from './catalog.js';
+import type { CategoryCache } from './category-cache.js';
+import type { Tx } from './tx.js';
 
 /** Category ids by name (matched trimmed and ignoring case), for one transaction. */
 export interface CategoryIds {
@@ -17,9 +18,6 @@ export interface CategoryResolver {
 
 const keyOf = (name: string) => name.trim().toLowerCase();
 
-/** Ids the cache keeps at most; past that it starts again (categories are few in practice). */
-const MAX_REMEMBERED = 10_000;
-
 /**
  * Categories are created on first use, lock-free once they exist: an upsert with
  * `DO UPDATE` would lock the category row until commit, serialising every transaction
@@ -29,28 +27,23 @@ const MAX_REMEMBERED = 10_000;
  * (a deadlock, one second until PostgreSQL broke it; seen at the start of every drain).
  * When two create one at once, the second's `DO NOTHING` waits for the first's commit.
  *
- * Ids seen committed are remembered (categories are never deleted, so such an id stays
- * valid) and cost no statement afterwards. One this transaction created is not: it would
- * vanish if the transaction rolled back.
+ * Ids seen committed are remembered in `cache` and cost no statement afterwards.
  */
-export function createCategoryResolver(): CategoryResolver {
-  const committed = new Map<string, string>();
+export function createCategoryResolver(cache: CategoryCache): CategoryResolver {
   return {
     async resolve(tx, names) {
       const ids = new Map<string, string>();
       const missing = new Map<string, string>(); // key -> name as first given
       for (const name of names) {
         const key = keyOf(name);
-        const known = committed.get(key);
+        const known = cache.idOf(key);
         if (known !== undefined) ids.set(key, known);
         else if (!missing.has(key)) missing.set(key, name.trim());
       }
       if (missing.size > 0) {
         for (const { key, id, isCommitted } of await findOrCreate(tx, missing)) {
           ids.set(key, id);
-          if (!isCommitted) continue;
-          if (committed.size >= MAX_REMEMBERED) committed.clear();
-          committed.set(key, id);
+          if (isCommitted) cache.remember(key, id);
         }
       }
       return {

@@ -1,18 +1,21 @@
-import {
-  EVENT_NAMES,
-  isAppError,
-  type AppError,
-  type EventName,
-  type EventResult,
-} from '@ingest/contracts';
+import { EVENT_NAMES, type EventName, type EventResult } from '@ingest/contracts';
 import { articleCreate } from './article-create.js';
 import { articleDelete } from './article-delete.js';
 import { articleUpdate } from './article-update.js';
-import type { ApplyScope, Change, ProcessorCatalog, RoutedEvent } from './catalog.js';
+import {
+  changeOf,
+  type ApplyScope,
+  type Change,
+  type Outcomes,
+  type ProcessorCatalog,
+  type RoutedEvent,
+} from './catalog.js';
 import { highlightCreate } from './highlight-create.js';
 
-export type { ApplyScope, Change, RoutedEvent, Tx } from './catalog.js';
+export type { ApplyScope, Change, RoutedEvent } from './catalog.js';
+export type { Tx } from './tx.js';
 export { createCategoryResolver, type CategoryResolver } from './categories.js';
+export { createCategoryCache, type CategoryCache } from './category-cache.js';
 export { routeEvent } from './route.js';
 
 export const PROCESSORS: ProcessorCatalog = {
@@ -57,6 +60,24 @@ function addTo<Name extends EventName>(groups: Grouped, routed: RoutedEvent<Name
   groups[routed.event].push(routed.change);
 }
 
+/** A round's steps sorted for applyRound: single events by kind, longer steps as runs. */
+export function groupRound(steps: Step[]): { singles: Grouped; runs: Step[] } {
+  const singles: Grouped = {
+    'article.create': [],
+    'article.update': [],
+    'article.delete': [],
+    'highlight.create': [],
+  };
+  const runs: Step[] = [];
+  for (const step of steps) {
+    const [first] = step;
+    if (first === undefined) continue;
+    if (step.length === 1) addTo(singles, first);
+    else runs.push(step);
+  }
+  return { singles, runs };
+}
+
 /**
  * Applies one step of each of several lines (so their order among them does not matter)
  * in as few statements as their kinds allow: single events of a kind with `applyMany` in
@@ -68,27 +89,19 @@ export async function applyRound(
   scope: ApplyScope,
   steps: Step[],
 ): Promise<Map<string, EventResult>> {
-  const groups: Grouped = {
-    'article.create': [],
-    'article.update': [],
-    'article.delete': [],
-    'highlight.create': [],
-  };
+  const { singles, runs } = groupRound(steps);
   const results = new Map<string, EventResult>();
-  for (const step of steps) {
-    const [first] = step;
+  for (const run of runs) {
+    const [first] = run;
     if (first === undefined) continue;
-    if (step.length === 1) addTo(groups, first);
-    else {
-      await applyRun(
-        scope,
-        first.event,
-        step.map(({ change }) => change),
-        results,
-      );
-    }
+    await applyRun(
+      scope,
+      first.event,
+      run.map(({ change }) => change),
+      results,
+    );
   }
-  for (const name of EVENT_NAMES) await applyGroup(scope, name, groups[name], results);
+  for (const name of EVENT_NAMES) await applyGroup(scope, name, singles[name], results);
   return results;
 }
 
@@ -142,18 +155,21 @@ async function applyGroup<Name extends EventName>(
   }
 }
 
-/** Each change's outcome into `results`, in order; ChangeFailed at the first without one. */
-function keepOutcomes(
+/**
+ * Each change's outcome into `results`, in order; ChangeFailed at the first that failed
+ * (with its AppError) or was not answered.
+ */
+export function keepOutcomes(
   changes: Array<{ eventId: string }>,
-  outcomes: Map<string, EventResult | AppError>,
+  outcomes: Outcomes,
   results: Map<string, EventResult>,
 ): void {
   for (const { eventId } of changes) {
-    const outcome = outcomes.get(eventId);
-    if (outcome === undefined || isAppError(outcome)) {
-      throw new ChangeFailed([eventId], outcome ?? new Error('the change was not answered'));
+    try {
+      results.set(eventId, changeOf(outcomes, eventId));
+    } catch (error) {
+      throw new ChangeFailed([eventId], error);
     }
-    results.set(eventId, outcome);
   }
 }
 

@@ -1,5 +1,5 @@
 import { slugWithSuffix } from '@ingest/domain';
-import type { Tx } from './catalog.js';
+import type { Tx } from './tx.js';
 
 const MAX_TRIES = 20;
 

@@ -1,0 +1,181 @@
+// The apply batcher's decisions, apart from the database: how many followers each run may
+// take, which run a head brings, in which rounds the changes go, and what to try next when
+// a shared transaction failed. apply-batcher.ts does the I/O around them.
+import { databaseFailureOf, type Submitted } from '@ingest/db';
+import { linesOf, type EventRow, type Line, type RunRequest } from '@ingest/event-log';
+import type { Logger } from '@ingest/logger';
+import type { JobRef } from '@ingest/queue';
+import type { WorkerDeps } from './deps.js';
+import { routeEvent, type ChangeFailed, type RoutedEvent } from './processors/index.js';
+
+/** Events in one transaction at most, runs included (the heads share what is left). */
+export const MAX_EVENTS_PER_TRANSACTION = 256;
+
+/** Per head id, how many followers its run may take (lowered after a follower failed). */
+export type RunCaps = ReadonlyMap<string, number>;
+
+/** What the plan needs to know of a head or a follower: its event's id. */
+interface Keyed {
+  row: { id: string };
+}
+
+/** A follower that can be applied in its head's run. */
+export interface RoutedFollower {
+  row: EventRow;
+  routed: RoutedEvent;
+  log: Logger;
+}
+
+/** Changes of a shared transaction failed: these heads, or these runs from this position. */
+export class BatchFailed extends Error {
+  constructor(
+    readonly heads: ReadonlySet<string>,
+    readonly cuts: RunCaps,
+    readonly reason: unknown,
+  ) {
+    super('a change of a shared transaction failed');
+  }
+}
+
+/**
+ * The heads once each. A second run of an event in the batch (a stalled job taken again
+ * while its first run waited) is left out: the first is applied, as settleBatch answers
+ * the first.
+ */
+export const uniqueHeads = <Head extends Keyed>(heads: Head[]): Head[] =>
+  heads.filter((head, index) => heads.findIndex((other) => other.row.id === head.row.id) === index);
+
+/** Each head's run gets an equal share of the transaction's room, or less where cut. */
+export function runRequestsOf(heads: Keyed[], caps: RunCaps): RunRequest[] {
+  const share = Math.floor((MAX_EVENTS_PER_TRANSACTION - heads.length) / heads.length);
+  return heads.map(({ row }) => ({
+    headId: row.id,
+    maxFollowers: Math.min(share, caps.get(row.id) ?? share),
+  }));
+}
+
+/**
+ * The followers that can be applied: the run up to the first that no longer validates,
+ * which stays queued and so becomes the next head, failing as it would alone.
+ */
+export function routeRun(
+  deps: Pick<WorkerDeps, 'schemas' | 'config' | 'logger'>,
+  headId: string,
+  run: EventRow[],
+): RoutedFollower[] {
+  const followers: RoutedFollower[] = [];
+  for (const row of run) {
+    const log = deps.logger.child({
+      eventId: row.id,
+      requestId: row.requestId,
+      event: row.event,
+      inRunOf: headId,
+    });
+    try {
+      followers.push({ row, log, routed: routeEvent(deps.schemas, row, deps.config.content, log) });
+    } catch {
+      break;
+    }
+  }
+  return followers;
+}
+
+/**
+ * Lines (each in line order) as rounds: round n holds the n-th item of every line that
+ * has one. Inside a round no two items share a line, and each line's order holds across
+ * rounds.
+ */
+export function roundsOf<Item>(lines: Item[][]): Item[][] {
+  const rounds = Math.max(0, ...lines.map((line) => line.length));
+  return Array.from({ length: rounds }, (_, round) =>
+    lines.flatMap((line) => {
+      const item = line[round];
+      return item === undefined ? [] : [item];
+    }),
+  );
+}
+
+/**
+ * What a commit lets through: the next queued event of every line an applied head stood
+ * in (each of its order keys: a rename's old and new slug), and the jobs of the followers
+ * its run applied, which would otherwise sit parked until their safety net ran out. A
+ * head another run had finished wakes nothing here: that run woke its lines.
+ */
+export function toWake(
+  heads: Array<{ row: EventRow }>,
+  applied: ReadonlyMap<string, { followers: Array<{ row: EventRow }> }>,
+): { lines: Line[]; appliedInRuns: JobRef[] } {
+  return {
+    lines: uniqueHeads(heads)
+      .filter(({ row }) => applied.has(row.id))
+      .flatMap(({ row }) => linesOf(row)),
+    appliedInRuns: [...applied.values()].flatMap(({ followers }) =>
+      followers.map(({ row }) => ({ eventId: row.id, event: row.event, requestId: row.requestId })),
+    ),
+  };
+}
+
+/** Which heads failed, and where the runs whose followers failed must end. */
+export function failureOf(
+  error: ChangeFailed,
+  plans: Array<{ head: Keyed; followers: Keyed[] }>,
+): BatchFailed {
+  const failed = new Set(error.eventIds);
+  const heads = new Set<string>();
+  const cuts = new Map<string, number>();
+  for (const { head, followers } of plans) {
+    if (failed.has(head.row.id)) heads.add(head.row.id);
+    const position = followers.findIndex(({ row }) => failed.has(row.id));
+    if (position >= 0) cuts.set(head.row.id, position);
+  }
+  return new BatchFailed(heads, cuts, error.reason);
+}
+
+/**
+ * Applies a batch of heads together and answers each. When that fails it tries again, in
+ * smaller parts: a follower that failed ends its run (the same heads again, that run cut
+ * before it); a head that failed goes alone, then the rest together; a shared statement
+ * that failed (a deadlock with another transaction, say) sends every head alone. A head
+ * alone that fails is rejected with its own error. While the database is unreachable,
+ * every head is rejected at once: trying parts would only fail again.
+ */
+export async function settleBatch<Head extends Keyed, Answer>(
+  batch: Array<Submitted<Head, Answer | undefined>>,
+  applyTogether: (heads: Head[], caps: RunCaps) => Promise<Map<string, Answer>>,
+  caps: RunCaps = new Map(),
+): Promise<void> {
+  try {
+    const applied = await applyTogether(
+      batch.map((waiting) => waiting.item),
+      caps,
+    );
+    const answered = new Set<string>();
+    for (const { item, resolve } of batch) {
+      // A second run of the same event in the batch changed nothing (see uniqueHeads).
+      resolve(answered.has(item.row.id) ? undefined : applied.get(item.row.id));
+      answered.add(item.row.id);
+    }
+  } catch (error) {
+    const reason = error instanceof BatchFailed ? error.reason : error;
+    if (databaseFailureOf(reason) === 'unreachable') {
+      for (const waiting of batch) waiting.reject(reason);
+      return;
+    }
+    if (error instanceof BatchFailed && error.heads.size === 0 && error.cuts.size > 0) {
+      await settleBatch(batch, applyTogether, new Map([...caps, ...error.cuts]));
+      return;
+    }
+    if (batch.length === 1) {
+      batch[0]?.reject(reason);
+      return;
+    }
+    const merged = new Map([...caps, ...(error instanceof BatchFailed ? error.cuts : [])]);
+    const failed = error instanceof BatchFailed && error.heads.size > 0 ? error.heads : undefined;
+    const alone = failed ? batch.filter((waiting) => failed.has(waiting.item.row.id)) : batch;
+    for (const waiting of alone) await settleBatch([waiting], applyTogether, merged);
+    if (failed) {
+      const rest = batch.filter((waiting) => !failed.has(waiting.item.row.id));
+      if (rest.length > 0) await settleBatch(rest, applyTogether, merged);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+// The worker's wiring, in one place: the clients it talks to, the queue consumer, the
+// maintenance loop, the HTTP port, and the order they close in. main.ts runs it as a
+// process; tests can run the very same objects in theirs.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WorkerConfig } from '@ingest/config';
+import { createEventSchemas } from '@ingest/contracts';
+import { createDatabase } from '@ingest/db';
+import { createLogger, type Logger } from '@ingest/logger';
+import {
+  bullPrefix,
+  CONTENT_EVENTS_QUEUE,
+  createContentQueue,
+  createMinuteCounter,
+  createRedisConnection,
+  warnUnlessNoEviction,
+  type ContentJobData,
+} from '@ingest/queue';
+import { Worker } from 'bullmq';
+import type { WorkerDeps } from './deps.js';
+import { createEventJobProcessor } from './event-job.js';
+import { buildWorkerHttpServer } from './http-server.js';
+import { startMaintenanceLoop } from './maintenance-loop.js';
+import { createWorkerMetrics } from './metrics.js';
+import { createCategoryCache } from './processors/index.js';
+
+export interface WorkerRuntimeOptions {
+  /** Where the worker logs; a logger at the configured level on stdout by default. */
+  logger?: Logger;
+  /** Prefix of the Redis connections' names (CLIENT LIST), `ingest-worker` by default. */
+  connectionName?: string;
+}
+
+/**
+ * How a close ended. `abandoned`: the grace period ran out with jobs still running; they
+ * are handed back to the queue, and the connections they hold stay open, so the process
+ * should exit now.
+ */
+export type WorkerClosed = 'closed' | 'abandoned';
+
+export interface WorkerRuntime {
+  deps: WorkerDeps;
+  /** The BullMQ consumer, already taking jobs. */
+  worker: Worker<ContentJobData>;
+  /** Where the HTTP port (health, /metrics) listens, e.g. `http://127.0.0.1:9464`. */
+  httpAddress: string;
+  /**
+   * Takes no new jobs and gives those in flight `graceMs` (WORKER_SHUTDOWN_GRACE_MS by
+   * default) to finish, then closes everything else. Rejects if closing failed.
+   */
+  close: (graceMs?: number) => Promise<WorkerClosed>;
+}
+
+export async function createWorkerRuntime(
+  config: WorkerConfig,
+  options: WorkerRuntimeOptions = {},
+): Promise<WorkerRuntime> {
+  const logger = options.logger ?? createLogger({ level: config.log.level, name: 'worker' });
+  const name = options.connectionName ?? 'ingest-worker';
+  const db = createDatabase(config.database);
+  const queueConnection = createRedisConnection(config.redis.url, 'worker', `${name}-queue`);
+  const workerConnection = createRedisConnection(config.redis.url, 'worker', name);
+  await warnUnlessNoEviction(queueConnection, logger);
+  const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
+  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  const deps: WorkerDeps = {
+    config,
+    db,
+    queue,
+    schemas: createEventSchemas(config.content),
+    appliedCounter: createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied'),
+    metrics: createWorkerMetrics(queue),
+    categoryCache: createCategoryCache(),
+    logger,
+  };
+
+  const processEventJob = createEventJobProcessor(deps, () =>
+    worker.rateLimit(config.worker.databaseOutagePauseMs),
+  );
+  const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
+    CONTENT_EVENTS_QUEUE,
+    processEventJob,
+    {
+      connection: workerConnection,
+      prefix: bullPrefix(config.redis.keyPrefix),
+      concurrency: config.worker.concurrency,
+      lockDuration: config.worker.lockDurationMs,
+      stalledInterval: config.worker.lockDurationMs,
+      // A job whose worker died is handed to another after its lock lapses; BullMQ's
+      // default of 1 would fail it for good after a second such death. The outbox
+      // reconciler retries any that still end up failed this way.
+      maxStalledCount: 5,
+    },
+  );
+  // Connection errors repeat while Redis is away; BullMQ reconnects by itself.
+  worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+  const maintenance = startMaintenanceLoop(deps);
+  const httpServer = buildWorkerHttpServer(deps, () => queueConnection.ping());
+
+  /** Everything after the consumer, in order: nothing below it is in use any more. */
+  async function closeTheRest(): Promise<void> {
+    await processEventJob.drain(); // successors woken by the last jobs
+    await maintenance.stop();
+    await deps.appliedCounter.stop();
+    await httpServer.close();
+    await queue.close();
+    await db.close();
+    await Promise.all([queueConnection.quit(), workerConnection.quit()]);
+  }
+
+  async function closeInOrder(graceMs: number): Promise<WorkerClosed> {
+    const grace = new AbortController();
+    const finished = await Promise.race([
+      worker.close().then(() => true),
+      sleep(graceMs, false, { signal: grace.signal }).catch(() => false),
+    ]);
+    grace.abort(); // a pending grace timer would keep the process alive after a clean close
+    if (!finished) {
+      // Jobs still running are abandoned, not lost: their transactions roll back with our
+      // connections, and BullMQ hands them to another worker once their locks lapse.
+      logger.warn('grace period over: handing the jobs in flight back to the queue');
+      return 'abandoned';
+    }
+    await closeTheRest();
+    return 'closed';
+  }
+
+  let httpAddress: string;
+  try {
+    httpAddress = await httpServer.listen({ host: config.http.host, port: config.http.port });
+  } catch (error) {
+    // No runtime to hand back, so nobody else could close what is open already.
+    await worker.close();
+    await closeTheRest();
+    throw error;
+  }
+
+  let closed: Promise<WorkerClosed> | undefined;
+  return {
+    deps,
+    worker,
+    httpAddress,
+    close: (graceMs = config.worker.shutdownGraceMs) => (closed ??= closeInOrder(graceMs)),
+  };
+}

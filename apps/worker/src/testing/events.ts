@@ -1,0 +1,43 @@
+// Fixtures for the worker's unit tests: recorded events as the claim reads them, routed as
+// the worker routes them, with no database behind them.
+import { loadWorkerConfig } from '@ingest/config';
+import { createEventSchemas, type EventData, type EventName } from '@ingest/contracts';
+import { orderKeysOf } from '@ingest/domain';
+import type { EventRow } from '@ingest/event-log';
+import { createLogger } from '@ingest/logger';
+import { routeEvent, type RoutedEvent } from '../processors/index.js';
+
+const config = loadWorkerConfig({});
+export const testDeps = {
+  config,
+  logger: createLogger({ level: 'silent', name: 'worker-test' }),
+  schemas: createEventSchemas(config.content),
+};
+
+export const ACCOUNT_ID = '0190a000-0000-7000-8000-000000000001';
+let recorded = 0;
+
+/** An event of ACCOUNT_ID in the lines its order keys name, as the API would record it. */
+export function eventRow<Name extends EventName>(
+  event: Name,
+  data: EventData<Name>,
+  overrides: Partial<EventRow> = {},
+): EventRow {
+  recorded += 1;
+  return {
+    id: `event-${recorded}`, // a uuid in the database; any distinct id will do here
+    event,
+    accountId: ACCOUNT_ID,
+    payload: data,
+    requestId: `request-${recorded}`,
+    notifyOnFinish: false,
+    receivedAt: new Date(),
+    lastReplayedAt: null,
+    sequence: String(recorded),
+    orderKeys: orderKeysOf(event, data),
+    ...overrides,
+  };
+}
+
+export const routed = (row: EventRow): RoutedEvent =>
+  routeEvent(testDeps.schemas, row, testDeps.config.content, testDeps.logger);
