@@ -1,4 +1,5 @@
 import { AppError } from '@ingest/contracts';
+import { MINUTE_MS } from '@ingest/domain';
 import { LRUCache } from 'lru-cache';
 import type { ApiDeps } from '../deps.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
@@ -17,7 +18,7 @@ interface CachedKey extends AuthenticatedKey {
 }
 
 /** lastUsedAt is kept to the minute: writing it on every request would cost a write each. */
-const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = MINUTE_MS;
 const MAX_CACHED_KEYS = 100_000;
 /** Stands for "no such key" in the cache, so a bot hammering with a dead key costs no reads. */
 const UNKNOWN: CachedKey = {
