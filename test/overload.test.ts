@@ -60,16 +60,15 @@ describe('load shedding', () => {
     const { key } = await createKey(shedding, account);
     expect((await sendEvent(shedding, key, 'article.delete', { slug: 'x' })).statusCode).toBe(202);
 
-    // Hold the event loop for over a sampling interval, as a flood of work would. On a
-    // busy machine the sampler may read its interval across the edge of the burst, so a
-    // few bursts are allowed; one of them must be shed.
+    // Keep the event loop busy for over two sampling intervals (1 s each), as a flood of
+    // work would: busy slices with no idle time between them, so that the sampler's timer
+    // still fires and sees a whole interval of work. A few tries absorb a busy machine.
+    // An API that idled first must still shed: utilisation is that of the last interval,
+    // not an average since start-up that the idle seconds would hold down.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
     let shed = await sendEvent(shedding, key, 'article.delete', { slug: 'x' });
     for (let burst = 0; burst < 3 && shed.statusCode !== 503; burst += 1) {
-      const until = Date.now() + 1_300;
-      while (Date.now() < until) {
-        /* busy */
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await saturateEventLoop(2_500);
       shed = await sendEvent(shedding, key, 'article.delete', { slug: 'x' });
     }
     expectProblem(shed, 503, 'UNAVAILABLE');
@@ -83,3 +82,15 @@ describe('load shedding', () => {
       .toBe(202);
   });
 });
+
+/** Busy for `ms`, in slices of 50 ms that yield only to what is already due (timers). */
+async function saturateEventLoop(ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const sliceEnd = Math.min(until, Date.now() + 50);
+    while (Date.now() < sliceEnd) {
+      /* busy */
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

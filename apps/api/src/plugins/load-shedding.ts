@@ -23,6 +23,10 @@ export const loadSheddingPlugin = fp(
     await app.register(underPressure, {
       maxEventLoopDelay: options.maxEventLoopDelayMs,
       maxEventLoopUtilization: options.maxEventLoopUtilization,
+      // Over the last sample interval (1 s), not the plugin's default of the whole time
+      // since start-up: an API that had idled for an hour would average a saturated
+      // minute away and never shed.
+      eventLoopUtilizationMode: 'interval',
       pressureHandler: async (request, _reply, type, value) => {
         request.log.warn({ pressure: type, value }, 'shedding load');
         throw new AppError('UNAVAILABLE', 'The service is overloaded; retry in a moment', {
