@@ -1,8 +1,5 @@
-import type { ApiConfig } from '@ingest/config';
-import type { Database } from '@ingest/db';
-import type { Logger } from '@ingest/logger';
-import type { ContentQueue, MinuteCounter } from '@ingest/queue';
-import type { Redis } from 'ioredis';
+import type { MinuteCounter } from '@ingest/queue';
+import type { ApiClients } from './clients.js';
 import type { ApiMetrics } from './metrics.js';
 import type { AcceptBatcher } from './services/accept-batcher.js';
 import type { ApiKeyAuthenticator } from './services/api-key-auth.js';
@@ -12,13 +9,7 @@ import type { EventWaiter } from './services/event-waiter.js';
  * Everything the API works with that outlives a request: clients, and the stateful
  * services built on them. runtime.ts builds it, once; routes and plugins only receive it.
  */
-export interface ApiDeps {
-  config: ApiConfig;
-  db: Database;
-  /** A fail-fast (producer) connection, auto-pipelined, for rate limits and counters. */
-  redis: Redis;
-  /** The content-events queue, on a fail-fast connection of its own. */
-  queue: ContentQueue;
+export interface ApiDeps extends ApiClients {
   /** Records accepted events in group commits and queues their jobs. */
   acceptBatcher: AcceptBatcher;
   /** Checks `x-api-key`, with a cache of the keys seen. */
@@ -29,5 +20,4 @@ export interface ApiDeps {
   acceptedCounter: MinuteCounter;
   /** Prometheus series served at /metrics. */
   metrics: ApiMetrics;
-  logger: Logger;
 }

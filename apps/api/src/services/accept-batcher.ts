@@ -1,9 +1,9 @@
 import { createGroupCommit, databaseFailureOf, type Submitted } from '@ingest/db';
 import { insertAccepted, type QueuedEvent } from '@ingest/event-log';
-import type { ApiDeps } from '../deps.js';
+import type { ApiClients } from '../clients.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
+type Deps = Pick<ApiClients, 'db' | 'queue' | 'config' | 'logger'>;
 
 /** Rows in one INSERT: enough to amortise a commit, small enough to keep latency flat. */
 const MAX_BATCH_ROWS = 256;

@@ -1,10 +1,10 @@
 import { AppError } from '@ingest/contracts';
 import { MINUTE_MS } from '@ingest/domain';
 import { LRUCache } from 'lru-cache';
-import type { ApiDeps } from '../deps.js';
+import type { ApiClients } from '../clients.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'logger' | 'config'>;
+type Deps = Pick<ApiClients, 'db' | 'logger' | 'config'>;
 
 export interface AuthenticatedKey {
   apiKeyId: string;

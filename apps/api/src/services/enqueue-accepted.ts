@@ -1,8 +1,8 @@
 import { enqueueContentEvents } from '@ingest/queue';
-import type { ApiDeps } from '../deps.js';
+import type { ApiClients } from '../clients.js';
 import type { QueuedEvent } from '@ingest/event-log';
 
-type Deps = Pick<ApiDeps, 'queue' | 'config' | 'logger'>;
+type Deps = Pick<ApiClients, 'queue' | 'config' | 'logger'>;
 
 /**
  * Queues the jobs of committed events, in one round trip. Redis failing here loses

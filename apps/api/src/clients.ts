@@ -1,0 +1,19 @@
+import type { ApiConfig } from '@ingest/config';
+import type { Database } from '@ingest/db';
+import type { Logger } from '@ingest/logger';
+import type { ContentQueue } from '@ingest/queue';
+import type { Redis } from 'ioredis';
+
+/**
+ * The connections and settings the API starts from. The stateful services in deps.ts
+ * are built on these alone, so they import this, not deps.ts (which imports them).
+ */
+export interface ApiClients {
+  config: ApiConfig;
+  db: Database;
+  /** A fail-fast (producer) connection, auto-pipelined, for rate limits and counters. */
+  redis: Redis;
+  /** The content-events queue, on a fail-fast connection of its own. */
+  queue: ContentQueue;
+  logger: Logger;
+}
