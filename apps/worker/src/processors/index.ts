@@ -112,17 +112,9 @@ async function applyRun<Name extends EventName>(
   results: Map<string, EventResult>,
 ): Promise<void> {
   const processor = PROCESSORS[name];
-  if (processor.applyRun === undefined) throw new Error(`${name} has no applyRun`);
-  let outcomes;
-  try {
-    outcomes = await processor.applyRun(scope, changes);
-  } catch (error) {
-    throw new ChangeFailed(
-      changes.map((change) => change.eventId),
-      error,
-    );
-  }
-  keepOutcomes(changes, outcomes, results);
+  const applyRun = processor.applyRun?.bind(processor);
+  if (applyRun === undefined) throw new Error(`${name} has no applyRun`);
+  await keepBatchOutcomes(changes, () => applyRun(scope, changes), results);
 }
 
 async function applyGroup<Name extends EventName>(
@@ -133,17 +125,9 @@ async function applyGroup<Name extends EventName>(
 ): Promise<void> {
   if (changes.length === 0) return;
   const processor = PROCESSORS[name];
-  if (processor.applyMany !== undefined && changes.length > 1) {
-    let outcomes;
-    try {
-      outcomes = await processor.applyMany(scope, changes);
-    } catch (error) {
-      throw new ChangeFailed(
-        changes.map((change) => change.eventId),
-        error,
-      );
-    }
-    keepOutcomes(changes, outcomes, results);
+  const applyMany = processor.applyMany?.bind(processor);
+  if (applyMany !== undefined && changes.length > 1) {
+    await keepBatchOutcomes(changes, () => applyMany(scope, changes), results);
     return;
   }
   for (const change of changes) {
@@ -153,6 +137,27 @@ async function applyGroup<Name extends EventName>(
       throw new ChangeFailed([change.eventId], error);
     }
   }
+}
+
+/**
+ * Applies a batch of changes in one call: a throw fails every change of it, named, and
+ * otherwise each change's outcome is kept as keepOutcomes says.
+ */
+async function keepBatchOutcomes(
+  changes: Array<{ eventId: string }>,
+  apply: () => Promise<Outcomes>,
+  results: Map<string, EventResult>,
+): Promise<void> {
+  let outcomes: Outcomes;
+  try {
+    outcomes = await apply();
+  } catch (error) {
+    throw new ChangeFailed(
+      changes.map((change) => change.eventId),
+      error,
+    );
+  }
+  keepOutcomes(changes, outcomes, results);
 }
 
 /**
