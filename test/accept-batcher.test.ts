@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { createAcceptBatcher } from '@ingest/api/accept-batcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
@@ -18,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const queuedEventFor = (accountId: string, slug = uniqueSlug()) => ({
-  id: randomUUID(),
+  id: uuidv7(), // event ids are UUIDv7: the event log is partitioned by their time
   accountId,
   apiKeyId,
   event: 'article.create' as const,
@@ -62,8 +63,8 @@ describe('grouped writes of accepted events', () => {
   it('fails only the row that cannot be written, not the batch it came in', async () => {
     const batcher = createAcceptBatcher(api.deps);
     const good = [queuedEventFor(account.id), queuedEventFor(account.id)] as const;
-    // No such account: the foreign key refuses this row alone.
-    const orphan = queuedEventFor(randomUUID());
+    // An id made in the year 2501: no partition of the log takes it, so this row alone is refused.
+    const orphan = { ...queuedEventFor(account.id), id: '0f44ad5b-6400-7000-8000-000000000001' };
     const outcomes = await Promise.allSettled(
       [good[0], orphan, good[1]].map((queued) => batcher.accept(queued)),
     );

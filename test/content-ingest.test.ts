@@ -341,3 +341,38 @@ describe('API key revocation', () => {
     }
   });
 });
+
+describe('the receipt of an event older than the log keeps', () => {
+  const uuidv7At = (ms: number) => {
+    const hex = ms.toString(16).padStart(12, '0');
+    return `${hex.slice(0, 8)}-${hex.slice(8)}-7abc-8def-0123456789ab`;
+  };
+  const receipt = (id: string) =>
+    api.app.inject({
+      method: 'GET',
+      url: `/api/webhooks/content/${id}`,
+      headers: { 'x-api-key': key },
+    });
+
+  it('is 410 EVENT_EXPIRED past EVENT_LOG_RETENTION_DAYS, and 404 for an unknown id within it', async () => {
+    const day = 24 * 3_600_000;
+    const expired = await receipt(uuidv7At(Date.now() - 31 * day));
+    expectProblem(expired, 410, 'EVENT_EXPIRED');
+    expect(expired.json().message).toMatch(/kept 30 days/);
+    expectProblem(await receipt(uuidv7At(Date.now() - 29 * day)), 404, 'NOT_FOUND');
+    // A uuid of another version says nothing about its age: 404.
+    expectProblem(await receipt('00000000-0000-4000-8000-000000000000'), 404, 'NOT_FOUND');
+  });
+
+  it("is answered the same for another account's event as for a missing one", async () => {
+    const other = await registerAccount(api);
+    const { key: otherKey } = await createKey(api, other);
+    const accepted = await sendEvent(
+      api,
+      otherKey,
+      'article.create',
+      articleData({ slug: uniqueSlug() }),
+    );
+    expectProblem(await receipt(accepted.json().id), 404, 'NOT_FOUND');
+  });
+});

@@ -13,8 +13,9 @@
 import { claimEvents } from '@ingest/event-log';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodesOf, type PlanNode } from './support/query-plans.js';
+import { nodesOf, unpartitioned, type PlanNode } from './support/query-plans.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
+import { uuidV7At } from './support/uuid-v7-sql.js';
 
 const EVENTS = 20_000;
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   // Two events a slug (a create and an update), in acceptance order.
   await client.query(
     `INSERT INTO webhook_logs (id, account_id, event, payload, request_id, status, order_keys)
-     SELECT gen_random_uuid(), a.id,
+     SELECT ${uuidV7At('now()')}, a.id,
             CASE WHEN i % 2 = 0 THEN 'article.create' ELSE 'article.update' END,
             jsonb_build_object('slug', 'slug-' || i / 2, 'title', 'Title ' || i),
             'request-' || i, 'succeeded', ARRAY['slug-' || i / 2]
@@ -82,7 +83,7 @@ async function claimPlan(eventId: string) {
     );
     const nodes = nodesOf(rows[0]!['QUERY PLAN'][0].Plan);
     const scans = nodes.filter((node) =>
-      ['webhook_logs', 'pending_order_keys'].includes(node['Relation Name'] ?? ''),
+      ['webhook_logs', 'pending_order_keys'].includes(unpartitioned(node['Relation Name'] ?? '')),
     );
     return {
       rowsLookedAt: scans.reduce(
@@ -94,7 +95,13 @@ async function claimPlan(eventId: string) {
             (node['Actual Loops'] ?? 1),
         0,
       ),
-      seqScan: scans.some((node) => node['Node Type'] === 'Seq Scan'),
+      // A seq scan that looked at nothing is an empty partition's (premade, or pruned at
+      // run time and never executed): not a read of the table.
+      seqScan: scans.some(
+        (node) =>
+          node['Node Type'] === 'Seq Scan' &&
+          (node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) > 0,
+      ),
       outline: nodes.map((node) => node['Node Type']).join(' > '),
     };
   } finally {
@@ -134,7 +141,7 @@ describe("a worker's claim reads only its own lines", () => {
     await client.query(
       `WITH burst AS (
          INSERT INTO webhook_logs (id, account_id, event, payload, request_id, status, order_keys)
-         SELECT gen_random_uuid(), a.id, 'article.update', jsonb_build_object('slug', $1::text),
+         SELECT ${uuidV7At('now()')}, a.id, 'article.update', jsonb_build_object('slug', $1::text),
                 'foreign-' || i, 'queued', ARRAY[$1::text]
          FROM generate_series(1, 5000) AS i, accounts a WHERE a.handle = 'other'
          RETURNING account_id, order_keys, sequence, id)
@@ -144,7 +151,7 @@ describe("a worker's claim reads only its own lines", () => {
     // The owner's own update, accepted after the burst.
     const { rows } = await client.query<{ id: string }>(
       `INSERT INTO webhook_logs (id, account_id, event, payload, request_id, status, order_keys)
-       SELECT gen_random_uuid(), a.id, 'article.update', jsonb_build_object('slug', $1::text),
+       SELECT ${uuidV7At('now()')}, a.id, 'article.update', jsonb_build_object('slug', $1::text),
               'owner', 'succeeded', ARRAY[$1::text]
        FROM accounts a WHERE a.handle = 'claims' RETURNING id`,
       [slug],

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { ApiDeps } from '@ingest/api/deps';
 import { createApiRuntime, type ApiApp } from '@ingest/api/runtime';
 import { loadApiConfig, type Env } from '@ingest/config';
+import { purgeAccountEvents } from '@ingest/event-log';
 import { createLogger } from '@ingest/logger';
 import { newTestTag, testEnv } from './test-env.js';
 
@@ -38,7 +39,14 @@ export async function startTestApi(
     logger: createLogger({ level: config.log.level, name: 'api', destination }),
     connectionName: `test-api-${tag}`,
     async beforeDisconnect({ db, redis }) {
-      await db.prisma.account.deleteMany({ where: { email: { endsWith: `@${tag}.test` } } });
+      const accounts = await db.prisma.account.findMany({
+        where: { email: { endsWith: `@${tag}.test` } },
+        select: { id: true },
+      });
+      const ids = accounts.map((account) => account.id);
+      // Left behind, this file's queued events would be re-queued by other files' workers.
+      await purgeAccountEvents(db.pool, ids);
+      await db.prisma.account.deleteMany({ where: { id: { in: ids } } });
       const keys = await redis.keys(`${config.redis.keyPrefix}:*`);
       if (keys.length > 0) await redis.del(...keys);
     },

@@ -3,6 +3,7 @@
 // the tests, the fault suite and the bench get the very same objects.
 import type { ApiConfig } from '@ingest/config';
 import { createDatabase } from '@ingest/db';
+import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
   connectRedis,
@@ -63,7 +64,7 @@ export async function createApiRuntime(
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 
   const clients = { config, db, redis, queue, logger };
-  const metrics = createApiMetrics(queue);
+  const metrics = createApiMetrics(clients);
   const deps: ApiDeps = {
     ...clients,
     metrics,
@@ -73,6 +74,12 @@ export async function createApiRuntime(
     apiKeys: createApiKeyAuthenticator(clients),
   };
   const app = await buildApp(deps);
+  // Workers keep the coming week's partitions made; this covers a database fresh from
+  // its migrations, before any worker ran. With the database down, start-up goes on: the
+  // readiness check reports the outage, and the next start or worker round makes them.
+  await premakeAhead(db.pool, config.eventLog.interval).catch((error: unknown) =>
+    logger.warn({ err: error }, 'could not make the event log partitions ahead'),
+  );
 
   let closed: Promise<void> | undefined;
   async function closeInOrder(): Promise<void> {

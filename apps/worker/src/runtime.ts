@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { createDatabase } from '@ingest/db';
+import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
   bullPrefix,
@@ -20,6 +21,7 @@ import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './event-job.js';
 import { buildWorkerHttpServer } from './http-server.js';
 import { startMaintenanceLoop } from './maintenance-loop.js';
+import { startPartitionUpkeep } from './partition-upkeep.js';
 import { createWorkerMetrics } from './metrics.js';
 import { createCategoryCache } from './processors/index.js';
 
@@ -94,12 +96,18 @@ export async function createWorkerRuntime(
   // Connection errors repeat while Redis is away; BullMQ reconnects by itself.
   worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
   const maintenance = startMaintenanceLoop(deps);
+  const { archiveDir } = config.eventLog;
+  const partitionUpkeep = startPartitionUpkeep(
+    deps,
+    archiveDir === null ? undefined : createArchiver(db.pool, archiveDir),
+  );
   const httpServer = buildWorkerHttpServer(deps, () => queueConnection.ping());
 
   /** Everything after the consumer, in order: nothing below it is in use any more. */
   async function closeTheRest(): Promise<void> {
     await processEventJob.drain(); // successors woken by the last jobs
     await maintenance.stop();
+    await partitionUpkeep.stop();
     await deps.appliedCounter.stop();
     await httpServer.close();
     await queue.close();

@@ -32,6 +32,12 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   JOB_KEEP_COMPLETED_SECONDS: envInteger(60, { min: 0 }),
   JOB_KEEP_FAILED_SECONDS: envInteger(7 * 24 * 3_600, { min: 0 }),
   IDEMPOTENCY_KEY_TTL_HOURS: envInteger(24, { min: 1, max: 24 * 365 }),
+  /** The event log's partitions: one per hour, day or week of event ids (UTC). */
+  EVENT_LOG_PARTITION: z.enum(['hour', 'day', 'week']).default('day'),
+  /** Days the event log keeps an event; older partitions are dropped. 0 keeps everything. */
+  EVENT_LOG_RETENTION_DAYS: envInteger(30, { min: 0, max: 100 * 365 }),
+  /** Where partitions are archived before they are dropped; unset: dropped unarchived. */
+  EVENT_LOG_ARCHIVE_DIR: z.string().trim().min(1).optional(),
 });
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
@@ -50,7 +56,18 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
       keepCompletedSeconds: env.JOB_KEEP_COMPLETED_SECONDS,
       keepFailedSeconds: env.JOB_KEEP_FAILED_SECONDS,
     },
-    idempotency: { ttlHours: env.IDEMPOTENCY_KEY_TTL_HOURS },
+    // A key never outlives its event: it would name an event the log no longer holds.
+    idempotency: {
+      ttlHours:
+        env.EVENT_LOG_RETENTION_DAYS === 0
+          ? env.IDEMPOTENCY_KEY_TTL_HOURS
+          : Math.min(env.IDEMPOTENCY_KEY_TTL_HOURS, env.EVENT_LOG_RETENTION_DAYS * 24),
+    },
+    eventLog: {
+      interval: env.EVENT_LOG_PARTITION,
+      retentionDays: env.EVENT_LOG_RETENTION_DAYS,
+      archiveDir: env.EVENT_LOG_ARCHIVE_DIR ?? null,
+    },
   };
 }
 

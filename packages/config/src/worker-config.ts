@@ -6,6 +6,8 @@ const WorkerEnvSchema = SharedEnvSchema.extend({
   WORKER_CONCURRENCY: envInteger(256, { min: 1, max: 1_000 }),
   /** How often the outbox reconciler looks for recorded events that never reached Redis. */
   RECONCILE_INTERVAL_MS: envInteger(5_000, { min: 100 }),
+  /** How often a worker makes the event log's coming partitions and drops expired ones. */
+  EVENT_LOG_MAINTENANCE_INTERVAL_MS: envInteger(60_000, { min: 1_000 }),
   /** How old a queued event must be before the reconciler checks on it. */
   RECONCILE_AFTER_MS: envInteger(10_000, { min: 100 }),
   /** On SIGTERM, how long jobs in flight may take to finish before they are handed back. */
@@ -25,6 +27,7 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     concurrency: env.WORKER_CONCURRENCY,
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     reconcileAfterMs: env.RECONCILE_AFTER_MS,
+    eventLogMaintenanceIntervalMs: env.EVENT_LOG_MAINTENANCE_INTERVAL_MS,
     shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE_MS,
     databaseOutagePauseMs: env.DATABASE_OUTAGE_PAUSE_MS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,

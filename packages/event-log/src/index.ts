@@ -22,3 +22,5 @@ export { recordFailure, recordDuplicate, type FailedAttempt } from './failures.j
 export { queuedHeadsOf, linesOf, type Line, type LineHead } from './lines.js';
 export { replayFailed, type Requeued } from './replay.js';
 export { unfinishedOlderThan, isUnfinished, type Unfinished } from './outbox.js';
+export { purgeAccountEvents } from './purge.js';
+export * from './partitions/index.js';

@@ -9,7 +9,7 @@ import {
 import type { ApiDeps } from '../deps.js';
 import { getReceipt } from './receipts.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'waiter' | 'logger'>;
+type Deps = Pick<ApiDeps, 'db' | 'config' | 'waiter' | 'logger'>;
 
 /**
  * Waits up to `seconds` for the event to finish (`Prefer: wait`) and returns its final

@@ -6,10 +6,11 @@ import {
   type Receipt,
   type ReceiptListQuery,
 } from '@ingest/contracts';
+import { mayHaveAgedOut } from '@ingest/event-log';
 import type { ApiDeps } from '../deps.js';
 import { rowsAfter, toPage } from './pagination.js';
 
-type Deps = Pick<ApiDeps, 'db'>;
+type Deps = Pick<ApiDeps, 'db' | 'config'>;
 
 const RECEIPT_FIELDS = {
   id: true,
@@ -53,14 +54,26 @@ export const presentReceipt = (row: ReceiptRow): Receipt => ({
   lastReplayedAt: row.lastReplayedAt?.toISOString() ?? null,
 });
 
-/** One of the account's events; another account's is answered exactly like a missing one. */
+/**
+ * One of the account's events; another account's is answered exactly like a missing one.
+ * An id the log does not hold, made before the retention cut-off, is 410: the event, if
+ * there was one, has aged out. Decided from the id's time alone, so the answer
+ * is the same whoever's event it was.
+ */
 export async function getReceipt(deps: Deps, accountId: string, id: string): Promise<Receipt> {
   const row = await deps.db.prisma.webhookLog.findFirst({
     where: { id, accountId },
     select: RECEIPT_FIELDS,
   });
-  if (row === null) throw new AppError('NOT_FOUND', 'No event with this id');
-  return presentReceipt(row);
+  if (row !== null) return presentReceipt(row);
+  const { retentionDays } = deps.config.eventLog;
+  if (mayHaveAgedOut(id, retentionDays)) {
+    throw new AppError(
+      'EVENT_EXPIRED',
+      `Events are kept ${retentionDays} days; this one, if it existed, has aged out`,
+    );
+  }
+  throw new AppError('NOT_FOUND', 'No event with this id');
 }
 
 /** The account's events, newest first, a page at a time. */

@@ -24,6 +24,10 @@ export const ERROR_CODES = {
     status: 409,
     title: 'A request with this Idempotency-Key is in progress',
   },
+  EVENT_EXPIRED: {
+    status: 410,
+    title: 'The event is older than the event log keeps (EVENT_LOG_RETENTION_DAYS)',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The body is too large' },
   URI_TOO_LONG: { status: 414, title: 'The URL is too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The body must be application/json' },

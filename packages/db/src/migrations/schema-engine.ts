@@ -33,6 +33,37 @@ async function initialiseWasm(): Promise<void> {
   exports.__wbindgen_start();
 }
 
+interface ScriptAdapter {
+  executeScript(script: string): Promise<void>;
+  onError(error: unknown): never;
+}
+
+/**
+ * adapter-pg 7.10 runs a migration script by splitting it on every ";" and sending the
+ * pieces one by one: a ";" in a comment, a string or a DO block breaks the script, and a
+ * failure half-way leaves the earlier statements applied. The native engine sends the
+ * script whole. So does this: one simple-protocol query, which PostgreSQL runs as one
+ * implicit transaction, so a migration applies completely or not at all.
+ */
+class WholeScriptPg extends PrismaPg {
+  constructor(private readonly pool: pg.Pool) {
+    super(pool);
+  }
+
+  override async connect(): ReturnType<PrismaPg['connect']> {
+    const adapter = await super.connect();
+    const scripted = adapter as unknown as ScriptAdapter;
+    scripted.executeScript = async (script) => {
+      try {
+        await this.pool.query(script);
+      } catch (error) {
+        scripted.onError(error);
+      }
+    };
+    return adapter;
+  }
+}
+
 export interface OpenSchemaEngine {
   engine: SchemaEngine;
   /** Frees the engine and ends its connections; the process would otherwise wait for them. */
@@ -50,7 +81,7 @@ export async function openSchemaEngine(
   pool.on('error', () => {});
   // The adapter must be wrapped: called bare, PrismaPg loses `this` and its results are
   // not in the shape the engine expects.
-  const adapterFactory = bindMigrationAwareSqlAdapterFactory(new PrismaPg(pool));
+  const adapterFactory = bindMigrationAwareSqlAdapterFactory(new WholeScriptPg(pool));
   const ignoreEngineLog = (): void => {};
   const engine = await bindings.SchemaEngine.new(
     { datamodels: schemaFiles.map((file) => [file.path, file.content]) },

@@ -144,7 +144,10 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         tags: ['content'],
         security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
         params: ReceiptIdParamsSchema,
-        response: { 200: json(ReceiptSchema, "The event's receipt"), ...problems(403, 404) },
+        response: {
+          200: json(ReceiptSchema, "The event's receipt"),
+          ...problems(403, 404, 410),
+        },
       },
     },
     async (request) => {

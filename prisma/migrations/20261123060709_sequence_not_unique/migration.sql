@@ -1,0 +1,2 @@
+-- DropIndex
+DROP INDEX "webhook_logs_sequence_key";

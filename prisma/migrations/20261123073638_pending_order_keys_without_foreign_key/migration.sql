@@ -1,0 +1,11 @@
+-- Written by hand, as 20261123071936_event_log_without_foreign_keys, for the last foreign
+-- key into the partitioned event log. Measured with 10 million events and publishers at
+-- 763/s (bench/results/history-10000000.md): detaching a day's webhook_logs partition
+-- checked pending_order_keys for references under a SHARE lock for up to 457 ms, and every
+-- accepted event inserts into pending_order_keys, so publishers waited (p99 564 ms against
+-- 49 ms). The key guarded retention against an operator's replay of an event in the
+-- partition being dropped; retention checks the detached table again instead, once no
+-- write can reach it (DETACH ... CONCURRENTLY returns only after every transaction that
+-- could see the partition has ended), and attaches it back if it holds an unfinished event.
+-- Rows here are written and removed only by packages/event-log, with their event's.
+ALTER TABLE "pending_order_keys" DROP CONSTRAINT "pending_order_keys_event_id_fkey";
