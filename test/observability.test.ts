@@ -1,6 +1,7 @@
 // What operators watch: /metrics and health on the API and the worker, the OpenAPI
 // document, and logs that follow an event end to end.
 import { randomUUID } from 'node:crypto';
+import { PREMAKE_DAYS } from '@ingest/event-log';
 import { createMetricsRegistry, registerQueueDepth } from '@ingest/observability';
 import {
   connectRedis,
@@ -68,6 +69,22 @@ describe('/metrics', () => {
     );
     expect(after).toMatch(/^ingest_queue_jobs\{state="waiting",app="api"\} \d+$/m);
     expect(after).toMatch(/^process_resident_memory_bytes\{app="api"\} \d+/m);
+  });
+
+  it("on the API: the event log's storage per table, held partitions, hours made ahead", async () => {
+    const text = await apiMetrics();
+    for (const table of ['webhook_logs', 'event_attempts']) {
+      expect(sample(text, 'ingest_event_log_bytes', { table })).toBeGreaterThan(0);
+      // Today's (or the legacy one) and the coming week's, at least.
+      expect(sample(text, 'ingest_event_log_partitions', { table })).toBeGreaterThanOrEqual(
+        PREMAKE_DAYS,
+      );
+    }
+    expect(text).toMatch(/^ingest_event_log_partitions_held\{app="api"\} \d+$/m);
+    // The API made a week's partitions at start, a moment ago, on a grid of at most a day.
+    const premade = sample(text, 'ingest_event_log_premade_hours');
+    expect(premade).toBeGreaterThan(PREMAKE_DAYS * 24 - 1);
+    expect(premade).toBeLessThan((PREMAKE_DAYS + 1) * 24 + 1);
   });
 
   it('on the worker: jobs by event and outcome, processing duration, accept-to-applied lag, queue depth, process metrics', async () => {

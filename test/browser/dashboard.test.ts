@@ -1,5 +1,6 @@
 // The operators' dashboard in a real browser, against the real API over HTTP and a real
-// worker process: who gets in, live queue counts, and finding and retrying a failed event.
+// worker process: who gets in, live queue counts, and finding and retrying a failed event;
+// the event log's storage.
 import { copyFile, mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { REPO_ROOT } from '@ingest/test-harness';
@@ -131,6 +132,15 @@ describe('dashboard', () => {
       await eventually(() => text('queue-workers')).toMatch(/^[1-9]\d*$/);
     },
   );
+
+  it("shows the event log's storage", { timeout: STEP_TIMEOUT_MS }, async () => {
+    await eventually(() => text('storage-retention')).toBe('30 days');
+    const rows = (state: string) =>
+      page.locator(`[data-testid="storage-row"][data-state="${state}"]`).count();
+    expect(await rows('current')).toBeGreaterThan(0);
+    expect(await rows('future')).toBeGreaterThan(0);
+    expect(await text('storage-next-drop')).toMatch(/^webhook_logs_\w+, /);
+  });
 
   it('pages through a search with "load more"', { timeout: STEP_TIMEOUT_MS }, async () => {
     await page.getByTestId('filter-accountId').fill(publisher.id);

@@ -1,10 +1,15 @@
+import type { EventLogStorage } from '@ingest/contracts';
 import {
   Counter,
   createMetricsRegistry,
+  registerEventLogStorage,
   registerQueueDepth,
+  type EventLogFigures,
   type Registry,
 } from '@ingest/observability';
-import { readQueueDepth, type ContentQueue } from '@ingest/queue';
+import { readQueueDepth } from '@ingest/queue';
+import type { ApiClients } from './clients.js';
+import { eventLogStorage } from './services/admin/storage.js';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -12,13 +17,26 @@ export interface ApiMetrics {
   eventsRejected: Counter<'code'>;
 }
 
+const figuresOf = (storage: EventLogStorage): EventLogFigures => ({
+  tables: Object.entries(storage.totals).map(([table, total]) => ({
+    table,
+    bytes: total.sizeBytes,
+    partitions: total.partitions,
+  })),
+  heldPartitions: storage.held.length,
+  premadeUntilMs: storage.premadeUntil === null ? null : Date.parse(storage.premadeUntil),
+});
+
 /**
  * The API's Prometheus series. Request count and duration by route and status come from
- * fastify-metrics (plugins/metrics.ts); these are the ingestion's own.
+ * fastify-metrics (plugins/metrics.ts); these are the ingestion's own. The event log's
+ * storage is read from PostgreSQL here only, not in the workers: it is the same figure
+ * from every process, and one source is enough.
  */
-export function createApiMetrics(queue: ContentQueue): ApiMetrics {
+export function createApiMetrics(clients: Pick<ApiClients, 'queue' | 'db' | 'config'>): ApiMetrics {
   const registry = createMetricsRegistry('api');
-  registerQueueDepth(registry, () => readQueueDepth(queue));
+  registerQueueDepth(registry, () => readQueueDepth(clients.queue));
+  registerEventLogStorage(registry, async () => figuresOf(await eventLogStorage(clients)));
   return {
     registry,
     eventsAccepted: new Counter({

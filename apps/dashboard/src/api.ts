@@ -4,6 +4,7 @@ import type {
   Account,
   BulkRetryResult,
   EventDetail,
+  EventLogStorage,
   EventSearchFilters,
   EventSearchResult,
   FieldProblem,
@@ -80,6 +81,7 @@ export const adminApi = {
   queue: () => request<QueueState>('GET', '/api/admin/queue'),
   pause: () => request<PauseState>('POST', '/api/admin/queue/pause', {}),
   resume: () => request<PauseState>('POST', '/api/admin/queue/resume', {}),
+  storage: () => request<EventLogStorage>('GET', '/api/admin/storage'),
 
   searchEvents(filters: EventFilters, cursor?: string, limit = 25) {
     const query = new URLSearchParams({ ...compact(filters), limit: String(limit) });

@@ -1,14 +1,17 @@
-// The operators' dashboard: queue state and throughput (polled), event search and detail.
+// The operators' dashboard: queue state and throughput (polled), event search and detail,
+// the event log's storage (polled slowly: partitions change by the hour at most).
 import { adminApi, ApiError, whenSessionLost } from './api';
 import { el } from './dom';
 import { createEventDetail } from './event-detail';
 import { createEventSearch } from './event-search';
 import { OPERATOR_KEY } from './login';
 import { createQueuePanel } from './queue-panel';
+import { createStoragePanel } from './storage-panel';
 import { createThroughputChart } from './throughput-chart';
 
 const BASE = import.meta.env.BASE_URL;
 const POLL_MS = 2000;
+const STORAGE_POLL_MS = 60_000;
 
 const toLogin = (reason: string) => location.assign(`${BASE}login?reason=${reason}`);
 
@@ -35,30 +38,51 @@ function header(): HTMLElement {
   );
 }
 
+const messageOf = (failure: unknown): string =>
+  failure instanceof ApiError ? failure.message : String(failure);
+
+/**
+ * Runs `work` every `intervalMs`; the function returned runs it at once (and starts the
+ * wait for the next turn again). A hidden tab skips its turns rather than polling for nobody.
+ */
+function polled(intervalMs: number, work: () => Promise<void>): () => void {
+  let timer: number | undefined;
+  const run = async () => {
+    window.clearTimeout(timer);
+    if (!document.hidden) await work();
+    timer = window.setTimeout(() => void run(), intervalMs);
+  };
+  return () => void run();
+}
+
 export function renderDashboard(root: HTMLElement): void {
   whenSessionLost((error) => toLogin(error.status === 403 ? 'forbidden' : 'expired'));
 
-  let timer: number | undefined;
-  const poll = async () => {
-    window.clearTimeout(timer);
-    // A hidden tab skips its turn rather than polling for nobody.
-    if (!document.hidden) {
-      try {
-        const state = await adminApi.queue();
-        queue.update(state);
-        chart.update(state.throughput);
-      } catch (failure) {
-        queue.showError(failure instanceof ApiError ? failure.message : String(failure));
-      }
+  const poll = polled(POLL_MS, async () => {
+    try {
+      const state = await adminApi.queue();
+      queue.update(state);
+      chart.update(state.throughput);
+    } catch (failure) {
+      queue.showError(messageOf(failure));
     }
-    timer = window.setTimeout(() => void poll(), POLL_MS);
-  };
-  const queue = createQueuePanel(() => void poll());
+  });
+  const pollStorage = polled(STORAGE_POLL_MS, async () => {
+    try {
+      storage.update(await adminApi.storage());
+    } catch (failure) {
+      storage.showError(messageOf(failure));
+    }
+  });
+  const queue = createQueuePanel(poll);
+  const storage = createStoragePanel(pollStorage);
   const chart = createThroughputChart();
   const search = createEventSearch((id) => detail.open(id));
   const detail = createEventDetail((event) => search.updateRow(event));
   document.addEventListener('visibilitychange', () => {
-    if (!document.hidden) void poll();
+    if (document.hidden) return;
+    poll();
+    pollStorage();
   });
 
   root.replaceChildren(
@@ -68,8 +92,10 @@ export function renderDashboard(root: HTMLElement): void {
       { class: 'layout' },
       el('div', { class: 'overview' }, queue.element, chart.element),
       el('div', { class: 'investigate' }, search.element, detail.element),
+      storage.element,
     ),
   );
-  void poll();
+  poll();
+  pollStorage();
   void search.search();
 }

@@ -55,3 +55,31 @@ export function localInputToIso(value: string): string | undefined {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? value : date.toISOString();
 }
+
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+/** A size in binary units, three significant figures at most: `840 KiB`, `1.52 GiB`. */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = unit === 0 || value >= 100 ? value.toFixed(0) : value.toPrecision(3);
+  return `${shown} ${BYTE_UNITS[unit]}`;
+}
+
+/** `YYYY-MM-DD HH:mm` in UTC, the grid partitions are cut on. */
+const utcMinute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
+
+/** A partition's id range in UTC; `from` is null for the one open below. */
+export const formatPeriod = (from: string | null, to: string): string =>
+  `${from === null ? '…' : utcMinute(from)} → ${utcMinute(to)}`;
+
+export const formatRetention = (days: number): string =>
+  days === 0 ? 'kept forever' : `${days} day${days === 1 ? '' : 's'}`;
+
+/** The planner's row estimate: approximate by nature, unknown until analysed. */
+export const formatEstimate = (rows: number | null): string =>
+  rows === null ? '—' : `≈ ${rows.toLocaleString()}`;

@@ -24,5 +24,6 @@ export * from './receipts.js';
 export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';
+export * from './admin-storage.js';
 export { failed, succeeded, type Result } from './result.js';
 export { receiptPath } from './paths.js';

@@ -2,6 +2,7 @@ import {
   BulkRetryRequestSchema,
   BulkRetryResultSchema,
   EventDetailSchema,
+  EventLogStorageSchema,
   EventSearchQuerySchema,
   EventSearchResultSchema,
   PauseStateSchema,
@@ -15,9 +16,13 @@ import { eventDetail } from '../../services/admin/event-detail.js';
 import { searchEvents } from '../../services/admin/event-search.js';
 import { queueState } from '../../services/admin/queue-state.js';
 import { replayEvent, replayMatching } from '../../services/admin/replay.js';
+import { eventLogStorage } from '../../services/admin/storage.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
 
-/** /api/admin: the queue's live state and the searchable event history, for operators. */
+/**
+ * /api/admin: the queue's live state, the searchable event history and the event log's
+ * storage, for operators.
+ */
 export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (
   app,
   { deps },
@@ -69,6 +74,22 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
       },
     );
   }
+
+  app.get(
+    '/storage',
+    {
+      schema: {
+        ...common,
+        operationId: 'getEventLogStorage',
+        summary: "The event log's partitions: sizes, states, retention, the next drop, held ones",
+        response: {
+          200: json(EventLogStorageSchema, "The event log's storage, read from the catalog"),
+          ...denied,
+        },
+      },
+    },
+    async () => eventLogStorage(deps),
+  );
 
   app.get(
     '/events',
