@@ -275,6 +275,10 @@ describe('event search, detail and replay', () => {
     const now = new Date().toISOString();
     expect(await search(`slug=${slug}&to=${encodeURIComponent(now)}`)).toHaveLength(3);
     expect(await search(`slug=${slug}&from=${encodeURIComponent(now)}`)).toEqual([]);
+    // Bounds outside the ids' 48-bit clock are questions with an answer, not a 500.
+    expect(await search(`accountId=${other.id}&to=0001-01-01T00%3A00%3A00Z`)).toEqual([]);
+    expect(await search(`accountId=${other.id}&from=9999-12-31T23%3A59%3A59Z`)).toEqual([]);
+    expect(await search(`accountId=${other.id}&from=0001-01-01T00%3A00%3A00Z`)).toHaveLength(3);
     expectProblem(
       await asAdmin('GET', '/api/admin/events?payload=not-json'),
       400,

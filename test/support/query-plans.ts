@@ -16,3 +16,14 @@ export const nodesOf = (node: PlanNode): PlanNode[] => [
   node,
   ...(node.Plans ?? []).flatMap(nodesOf),
 ];
+
+/**
+ * A partition's relation or index name as its parent's: `webhook_logs_p20261123` and
+ * `webhook_logs_p20261123_received_at_id_idx` read as `webhook_logs` and
+ * `webhook_logs_received_at_id_idx` (partitions name their indexes after their parents').
+ */
+export const unpartitioned = (name: string): string =>
+  name.replace(
+    /^(webhook_logs|event_attempts)_(?:p\d{8,10}|r(?:\d{8,10}|legacy)|legacy)(?=_|$)/,
+    '$1',
+  );

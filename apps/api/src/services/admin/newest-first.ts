@@ -1,0 +1,90 @@
+import { HOUR_MS } from '@ingest/domain';
+import { periodStart, type PartitionInterval } from '@ingest/event-log';
+
+/**
+ * How far an event's id time (the API's clock, when it accepted the call) may be from its
+ * `received_at` (the database's clock, when the row was written): generous, as the bound
+ * only needs to hold, not to be tight.
+ */
+export const CLOCK_MARGIN_MS = HOUR_MS;
+
+/**
+ * A range of event ids, as moments: ids made at or after `fromMs` (none: no lower bound)
+ * and before `beforeMs` (none: no upper bound).
+ */
+export interface IdWindow {
+  fromMs?: number;
+  beforeMs?: number;
+}
+
+/** How many periods the second window spans: the rest of a week of daily partitions. */
+const SECOND_WINDOW_PERIODS = 7;
+
+/**
+ * The windows a newest-first page is read through, newest first: the period holding the
+ * newest possible match, the week of periods before it, then everything older.
+ *
+ * Why: the log is partitioned by id, and a query over every partition pays for each one,
+ * in planning and in one index descent per partition, even when the first partition
+ * alone fills the page. Most pages are filled by the newest period; a page that is not
+ * costs one or two more queries, never more than three. `upperMs` is the newest a match
+ * can be (a `to` bound or a cursor, with the clock margin); `floorMs` the oldest (a
+ * `from` bound, with the margin): no window reaches past it.
+ */
+export function idWindows(
+  interval: PartitionInterval,
+  now: number,
+  upperMs?: number,
+  floorMs?: number,
+): IdWindow[] {
+  // The newest match was made before `upperMs` and, as far as clocks go, before now.
+  // Settled rows are those received a margin after their window's start (pageSettled),
+  // so the first window starts two margins back: otherwise, just after midnight, it
+  // would hold nothing settled and cost a query for nothing.
+  const newest = Math.min(upperMs ?? Number.POSITIVE_INFINITY, now + CLOCK_MARGIN_MS);
+  const firstFrom = periodStart(newest - 2 * CLOCK_MARGIN_MS, interval);
+  let secondFrom = firstFrom;
+  for (let i = 0; i < SECOND_WINDOW_PERIODS; i += 1) {
+    secondFrom = periodStart(secondFrom - 1, interval);
+  }
+  const windows: IdWindow[] = [];
+  let beforeMs = upperMs;
+  for (const fromMs of [firstFrom, secondFrom]) {
+    if (floorMs !== undefined && fromMs <= floorMs) break;
+    windows.push(beforeMs === undefined ? { fromMs } : { fromMs, beforeMs });
+    beforeMs = fromMs;
+  }
+  windows.push({
+    ...(floorMs === undefined ? {} : { fromMs: floorMs }),
+    ...(beforeMs === undefined ? {} : { beforeMs }),
+  });
+  return windows;
+}
+
+interface Positioned {
+  id: string;
+  receivedAt: Date;
+}
+
+/** Newest first, as the search orders: received_at, then id, both descending. */
+export function newestFirst(a: Positioned, b: Positioned): number {
+  const byTime = b.receivedAt.getTime() - a.receivedAt.getTime();
+  if (byTime !== 0) return byTime;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * Whether the first `limit` of `rows` (sorted newest first, all matches with ids in the
+ * windows read so far) are the page, plus whether there is a next one. Every match not
+ * read has an id made before `readFromMs`, so it was received before `readFromMs` plus the
+ * clock margin: a row received at or after that is surely ahead of it.
+ */
+export function pageSettled(rows: Positioned[], limit: number, readFromMs?: number): boolean {
+  if (readFromMs === undefined) return true;
+  const last = rows[limit - 1];
+  return (
+    rows.length > limit &&
+    last !== undefined &&
+    last.receivedAt.getTime() >= readFromMs + CLOCK_MARGIN_MS
+  );
+}
