@@ -1,4 +1,6 @@
 // `pnpm bench [--soak] [--quick] [--only=capacity,latency,...] [--rate=N] [--cpu-prof]`
+// `pnpm bench --index-costs [--quick]`: what each index of the event log costs the accept path
+// `pnpm bench --history=N [--quick]`: the event log empty and with N events of history
 
 export const PHASES = ['capacity', 'latency', 'drain', 'lag', 'hot-slugs', 'footprint'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -8,6 +10,10 @@ export interface BenchOptions {
   soak: boolean;
   quick: boolean;
   cpuProfile: boolean;
+  /** Runs the index-costs mode (phases/index-costs.ts) instead of the phases. */
+  indexCosts: boolean;
+  /** Events of history of the history mode (phases/history.ts), which runs instead of the phases. */
+  history?: number;
   /** Rate for latency and footprint when this run does not measure capacity. */
   fallbackRate: number;
   plan: BenchPlan;
@@ -49,6 +55,17 @@ export interface BenchPlan {
   isolationBudgetSeconds: number;
   /** Added to the watchdog when hot-slugs runs: its length on a service missing every deadline. */
   hotSlugsWatchdogSeconds: number;
+  /** Index costs: the first search, from this rate, finds where the narrow ones start. */
+  indexCostCalibrationRate: number;
+  /** Index costs: each search starts at this fraction of the calibration's capacity... */
+  indexCostStartFraction: number;
+  /** ...and rises by this factor a step, then bisects once: about 5% resolution. */
+  indexCostGrowth: number;
+  indexCostStepSeconds: number;
+  /** Index costs: the all-indexes reference is measured again after this many variants. */
+  indexCostReferenceEvery: number;
+  /** The watchdog's limit in the index-costs mode, which runs instead of the phases. */
+  indexCostWatchdogSeconds: number;
   /** The watchdog stops the run, cleaning up, after this long. */
   watchdogSeconds: number;
 }
@@ -81,6 +98,15 @@ const DEFAULT_PLAN: BenchPlan = {
   isolationSettleSeconds: 30,
   isolationBudgetSeconds: 240,
   hotSlugsWatchdogSeconds: 480,
+  // About 4.5 minutes on 2 cores: build and set-up, a calibration, then 8 variants and 4
+  // references of about 18 s each (warm-up and 4 steps of 1 + 2 s). On a busy machine the
+  // references scatter and searches take more steps: 411 s in one such run, hence 10 min.
+  indexCostCalibrationRate: 2_000,
+  indexCostStartFraction: 0.85,
+  indexCostGrowth: 1.1,
+  indexCostStepSeconds: 2,
+  indexCostReferenceEvery: 3,
+  indexCostWatchdogSeconds: 600,
   watchdogSeconds: 540,
 };
 
@@ -102,27 +128,44 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   isolationSettleSeconds: 15,
   isolationBudgetSeconds: 100,
   hotSlugsWatchdogSeconds: 240,
+  indexCostStepSeconds: 1,
+  indexCostWatchdogSeconds: 360,
 };
 
 export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof]
+       pnpm bench --index-costs [--quick]
+       pnpm bench --history=N [--quick]
   --soak        footprint soak of 5 minutes instead of ${DEFAULT_PLAN.soakSeconds} s
   --quick       shorter steps and fewer events, for iterating on the bench
   --only=...    run only these phases (figures of the others are left out)
   --rate=N      rate for latency and footprint when capacity is not measured (default 1000)
-  --cpu-prof    run the API and service workers under --cpu-prof; profiles go to bench/results/profiles`;
+  --cpu-prof    run the API and service workers under --cpu-prof; profiles go to bench/results/profiles
+  --index-costs accept capacity with each index of webhook_logs dropped in turn, against all of
+                them; writes results/index-costs.{md,json} (no other phase runs)
+  --history=N   the event log empty, then with N events over 40 days, then a retention run;
+                writes results/history-N.{md,json} (no other phase runs)`;
+
+/** The history mode's watchdog: set-up and measurements, plus the fill at 2,500 events/s. */
+const historyWatchdogSeconds = (events: number) => 900 + Math.ceil(events / 2_500);
 
 export function parseOptions(argv: string[]): BenchOptions {
   let phases = new Set<Phase>(PHASES);
   let soak = false;
   let quick = false;
   let cpuProfile = false;
+  let indexCosts = false;
+  let history: number | undefined;
+  let only = false;
   let fallbackRate = 1_000;
   for (const arg of argv) {
     const [name, value] = arg.split('=', 2);
     if (name === '--soak') soak = true;
     else if (name === '--quick') quick = true;
     else if (name === '--cpu-prof') cpuProfile = true;
-    else if (name === '--rate' && value !== undefined && /^\d+$/.test(value)) {
+    else if (name === '--index-costs') indexCosts = true;
+    else if (name === '--history' && value !== undefined && /^[1-9][\d_]*$/.test(value)) {
+      history = Number(value.replaceAll('_', ''));
+    } else if (name === '--rate' && value !== undefined && /^\d+$/.test(value)) {
       fallbackRate = Number(value);
     } else if (name === '--only' && value !== undefined) {
       const wanted = value.split(',').filter(Boolean);
@@ -131,9 +174,24 @@ export function parseOptions(argv: string[]): BenchOptions {
         throw new Error(`unknown phase ${unknown.join(', ')}\n${USAGE}`);
       }
       phases = new Set(wanted as Phase[]);
+      only = true;
     } else if (arg !== '--') throw new Error(`unknown option ${arg}\n${USAGE}`);
   }
+  if (indexCosts && (only || soak || cpuProfile)) {
+    throw new Error(`--index-costs runs alone (with --quick at most)\n${USAGE}`);
+  }
+  if (history !== undefined && (only || soak || cpuProfile || indexCosts)) {
+    throw new Error(`--history runs alone (with --quick at most)\n${USAGE}`);
+  }
   const plan = { ...DEFAULT_PLAN, ...(quick ? QUICK_PLAN : {}) };
+  if (history !== undefined) {
+    plan.watchdogSeconds = historyWatchdogSeconds(history);
+    return { phases: new Set(), soak, quick, cpuProfile, indexCosts, history, fallbackRate, plan };
+  }
+  if (indexCosts) {
+    plan.watchdogSeconds = plan.indexCostWatchdogSeconds;
+    return { phases: new Set(), soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
+  }
   if (soak) {
     plan.soakSeconds = 300;
     // Past JOB_KEEP_COMPLETED_SECONDS (60 s by default), after which Redis drops finished
@@ -142,5 +200,5 @@ export function parseOptions(argv: string[]): BenchOptions {
     plan.watchdogSeconds += 400;
   }
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
-  return { phases, soak, quick, cpuProfile, fallbackRate, plan };
+  return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

@@ -255,15 +255,22 @@ export interface RunFacts {
   failure?: string;
 }
 
-export function writeResults(facts: RunFacts, figures: Figures, rows: Row[], notes: string[]) {
-  const dir = join(BENCH_DIR, 'results');
-  mkdirSync(dir, { recursive: true });
-  const markdown = [
+/** The first lines of every results file: the command, the machine and the run. */
+export function resultsHeader(facts: RunFacts): string[] {
+  return [
     `# pnpm bench ${facts.argv.join(' ')}`.trimEnd(),
     '',
     `${facts.date} · ${facts.cores} cores (${facts.cpu}) · Node ${facts.node} · ${facts.commit} · ` +
       `load average ${facts.loadAverageAtStart.toFixed(2)} at start · ${facts.wallSeconds.toFixed(0)} s wall`,
     ...(facts.failure ? ['', `**Run failed:** ${facts.failure}`] : []),
+  ];
+}
+
+export function writeResults(facts: RunFacts, figures: Figures, rows: Row[], notes: string[]) {
+  const dir = join(BENCH_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  const markdown = [
+    ...resultsHeader(facts),
     '',
     markdownTable(rows),
     '',

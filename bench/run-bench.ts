@@ -11,14 +11,22 @@ import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js'
 import { measureCapacity } from './phases/capacity.js';
 import { measureDrain } from './phases/drain.js';
 import { measureFootprint } from './phases/footprint.js';
+import { measureHistory, newHistoryResult } from './phases/history.js';
 import { measureHotSlugs } from './phases/hot-slugs.js';
+import {
+  indexCostsTable,
+  measureIndexCosts,
+  writeIndexCosts,
+  type IndexCostsResult,
+} from './phases/index-costs.js';
 import { measureLag } from './phases/lag.js';
 import { measureLatency } from './phases/latency.js';
-import { markdownTable, tableRows, writeResults, type Figures } from './report.js';
+import { markdownTable, tableRows, writeResults, type Figures, type RunFacts } from './report.js';
 import { holdBenchLock } from './support/bench-database.js';
 import { Cleanup } from './support/cleanup.js';
 import type { CpuUse } from './support/cpu-meter.js';
 import { GROUPS } from './support/fixed-rate-load.js';
+import { historyTable, writeHistory } from './support/history-report.js';
 import { POOL_SIZE, PROFILE_DIR, WORKER_CONCURRENCY } from './support/launchers.js';
 
 const startedAt = new Date();
@@ -52,8 +60,16 @@ setTimeout(
 process.once('SIGINT', () => void abort('interrupted: cleaning up', 130));
 process.once('SIGTERM', () => void abort('terminated: cleaning up', 143));
 
+let indexCosts: IndexCostsResult | undefined;
+const history = options.history === undefined ? undefined : newHistoryResult(options.history);
+
 async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void> {
   const { phases } = options;
+  if (history) return measureHistory(env, history);
+  if (options.indexCosts) {
+    indexCosts = await measureIndexCosts(env);
+    return;
+  }
   const fallback = (what: string) => {
     env.notes.push(`${what} ran at --rate=${options.fallbackRate}/s: capacity was not measured`);
     return options.fallbackRate;
@@ -139,7 +155,12 @@ const figures: Figures = {};
 let notes: string[] = [];
 let failure: string | undefined;
 let env: BenchEnvironment | undefined;
-log(`pnpm bench: phases ${[...options.phases].join(', ')}${options.quick ? ' (quick)' : ''}`);
+const what = history
+  ? `history of ${history.events} events`
+  : options.indexCosts
+    ? 'index costs'
+    : `phases ${[...options.phases].join(', ')}`;
+log(`pnpm bench: ${what}${options.quick ? ' (quick)' : ''}`);
 try {
   cleanup.add('bench lock', await holdBenchLock());
 } catch (error) {
@@ -163,23 +184,26 @@ try {
 
 const rows = tableRows(figures);
 const wallSeconds = seconds();
-const { markdown, paths } = writeResults(
-  {
-    date: startedAt.toISOString(),
-    cores: availableParallelism(),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown cpu',
-    loadAverageAtStart: loadAtStart,
-    commit: commitOf(),
-    wallSeconds,
-    argv: process.argv.slice(2),
-    ...(failure ? { failure } : {}),
-  },
-  figures,
-  rows,
-  notes,
-);
-console.log(`\n${rows.length > 0 ? markdownTable(rows) : '(no figures)'}\n`);
+const facts: RunFacts = {
+  date: startedAt.toISOString(),
+  cores: availableParallelism(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? 'unknown cpu',
+  loadAverageAtStart: loadAtStart,
+  commit: commitOf(),
+  wallSeconds,
+  argv: process.argv.slice(2),
+  ...(failure ? { failure } : {}),
+};
+// The index-costs and history modes write results of their own and leave latest.* as they were.
+const { markdown, paths } = history
+  ? writeHistory(facts, history, notes)
+  : options.indexCosts
+    ? writeIndexCosts(facts, indexCosts, notes)
+    : writeResults(facts, figures, rows, notes);
+const table = rows.length > 0 ? markdownTable(rows) : '(no figures)';
+const printed = history ? historyTable(history) : undefined;
+console.log(`\n${printed ?? (options.indexCosts ? indexCostsTable(indexCosts) : table)}\n`);
 for (const note of notes) console.log(`- ${note}`);
 log(`wrote ${paths.join(' and ')} (${markdown.length} bytes) in ${wallSeconds.toFixed(0)} s`);
 if (options.cpuProfile) {

@@ -1,0 +1,238 @@
+// The history mode's table (figure, with the history, on the empty log, ratio, target)
+// and its results files, results/history-<N>.{md,json}.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SEED_EVENTS, type HistoryResult, type LogFigures } from '../phases/history.js';
+import { markdownTable, resultsHeader, type Row, type RunFacts } from '../report.js';
+import type { ReadTiming } from './history-reads.js';
+import type { LockSpan } from './history-locks.js';
+import type { RetentionResult } from './history-retention.js';
+import type { FillReport } from './history-fill.js';
+import { HISTORY_DAYS } from './history-fill.js';
+import { BENCH_DIR } from './paths.js';
+
+/** Targets of the mode: with the history, against the empty log in the same run. */
+export const CAPACITY_RATIO_TARGET = 0.9;
+export const READ_P99_RATIO_TARGET = 1.5;
+
+const millis = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : 'n/a');
+const perSecond = (n: number) => (Number.isFinite(n) ? `${Math.round(n)}/s` : 'n/a');
+const bytes = (n: number) =>
+  n >= 2 ** 30 ? `${(n / 2 ** 30).toFixed(2)} GiB` : `${(n / 2 ** 20).toFixed(1)} MiB`;
+const ratioOf = (a: number, b: number) => (b > 0 && Number.isFinite(a / b) ? a / b : Number.NaN);
+const shown = (r: number) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a');
+const atLeast = (r: number, target: number) => `≥ ${target} ${r >= target ? 'ok' : 'MISS'}`;
+const atMost = (r: number, target: number) => `≤ ${target} ${r <= target ? 'ok' : 'OVER'}`;
+const thousands = (n: number) => n.toLocaleString('en-US');
+/** A read's p99, flagged when some requests failed or the filter found nothing. */
+const readP99 = (t: ReadTiming) =>
+  `${millis(t.p99Ms)}${t.failures > 0 ? ` (${t.failures} failed)` : ''}` +
+  `${t.items === 0 ? ' (0 rows)' : ''}`;
+
+function logRows(rows: Row[], empty: LogFigures, history: LogFigures, rate: number) {
+  const add = (figure: string, h: string, e: string, r: number, target = '—') =>
+    rows.push({ figure, service: h, reference: `${e} empty`, ratio: shown(r), target });
+  const capacity = ratioOf(history.capacity.rate, empty.capacity.rate);
+  add(
+    'Accept capacity (all 202, p99 < 100 ms)',
+    perSecond(history.capacity.rate),
+    perSecond(empty.capacity.rate),
+    capacity,
+    atLeast(capacity, CAPACITY_RATIO_TARGET),
+  );
+  for (const [name, key] of [
+    ['p50', 'p50'],
+    ['p99', 'p99'],
+  ] as const) {
+    const [h, e] = [history.latency.latencyMs[key], empty.latency.latencyMs[key]];
+    add(`Accept latency ${name} at ${rate}/s`, millis(h), millis(e), ratioOf(h, e));
+  }
+  const receipt = (figure: string, h: ReadTiming) => {
+    const r = ratioOf(h.p99Ms, empty.receipts.recent.p99Ms);
+    add(figure, readP99(h), readP99(empty.receipts.recent), r, atMost(r, READ_P99_RATIO_TARGET));
+  };
+  receipt('Receipt lookup p99, recent events', history.receipts.recent);
+  if (history.receipts.old) {
+    receipt(`Receipt lookup p99, events of the last ${HISTORY_DAYS} days`, history.receipts.old);
+  }
+  for (const search of history.searches) {
+    const before = empty.searches.find((s) => s.filter === search.filter);
+    if (before === undefined) continue;
+    const r = ratioOf(search.timing.p99Ms, before.timing.p99Ms);
+    add(
+      `Search p99: ${search.filter}`,
+      readP99(search.timing),
+      readP99(before.timing),
+      r,
+      atMost(r, READ_P99_RATIO_TARGET),
+    );
+  }
+}
+
+function retentionRows(rows: Row[], run: RetentionResult, events: number) {
+  const add = (figure: string, value: string, reference = '—', r = '—', target = '—') =>
+    rows.push({ figure, service: value, reference, ratio: r, target });
+  add(
+    `Retention (${run.retentionDays} days, publishers at ${run.rate}/s): partitions dropped`,
+    `${run.dropped.length} of ${run.expired.filter((n) => n.startsWith('webhook_logs')).length} expired` +
+      (run.held.length > 0 ? `, ${run.held.length} held` : ''),
+  );
+  for (const [i, round] of run.rounds.entries()) {
+    if (round.error === undefined) continue;
+    add(`Retention: maintainPartitions round ${i + 1} FAILED`, round.error.slice(0, 120));
+  }
+  add(
+    'Retention: maintainPartitions took',
+    `${run.seconds.toFixed(1)} s` +
+      (run.rounds.length > 1 ? ` in ${run.rounds.length} rounds (a failed one is run again)` : ''),
+  );
+  const { before, during } = run.probe;
+  add(
+    `Retention: accept p99 / max while it ran (probe, ${during.samples} requests)`,
+    `${millis(during.p99Ms)} / ${millis(during.maxMs)}`,
+    `${millis(before.p99Ms)} / ${millis(before.maxMs)} just before`,
+    shown(ratioOf(during.p99Ms, before.p99Ms)),
+  );
+  const failed = run.load.failures + run.probe.failures;
+  add(
+    'Retention: failed requests (load and probe)',
+    String(failed),
+    '—',
+    '—',
+    `0 ${failed === 0 ? 'ok' : 'FAIL'}`,
+  );
+  const others = run.locks.waits.filter((w) => !run.maintenancePids.includes(w.pid));
+  const wait = others[0];
+  add(
+    `Retention: longest lock wait of another backend (pg_locks every ${run.locks.intervalMs} ms)`,
+    wait ? `${millis(wait.ms)} (${wait.mode} on ${wait.relation})` : 'none seen',
+  );
+  const lock = (figure: string, span: LockSpan | undefined) =>
+    add(figure, span ? `${millis(span.ms)} (${span.mode} on ${span.relation})` : 'none seen');
+  lock(
+    'Retention: longest writer-blocking lock on webhook_logs, event_attempts, pending_order_keys',
+    run.locks.parentLocks[0],
+  );
+  lock('Retention: longest writer-blocking lock on a live partition', run.locks.liveLocks[0]);
+  lock(
+    'Retention: longest writer-blocking lock on a history partition',
+    run.locks.partitionLocks[0],
+  );
+  const statement = run.statements.longest[0];
+  add(
+    `Retention: longest of its ${run.statements.count} statements`,
+    statement ? `${millis(statement.ms)}: ${statement.sql.slice(0, 70)}` : 'n/a',
+  );
+  // Publishers kept writing meanwhile: their growth is added back to what fell.
+  const growth = run.after.liveBytes - run.before.liveBytes;
+  const fell = (b: number, a: number) => b - a + growth;
+  for (const [name, key] of [
+    ["Event-log tables' size", 'eventLogBytes'],
+    ['pg_database_size', 'databaseBytes'],
+  ] as const) {
+    const drop = fell(run.before[key], run.after[key]);
+    add(
+      `Retention: ${name} before → after (${thousands(events)} events)`,
+      `${bytes(run.before[key])} → ${bytes(run.after[key])}`,
+      `fell ${bytes(drop)} (+ live growth) of ${bytes(run.expectedDropBytes)} dropped`,
+      shown(ratioOf(drop, run.expectedDropBytes)),
+    );
+  }
+}
+
+export function historyRows(result: HistoryResult): Row[] {
+  const rows: Row[] = [];
+  const { empty, history, fill, retention, latencyRate } = result;
+  if (empty && history && latencyRate !== undefined) logRows(rows, empty, history, latencyRate);
+  if (fill) {
+    rows.push({
+      figure: `History fill: ${thousands(fill.events)} events over ${fill.days} days (${fill.lanes} lanes)`,
+      service: `${fill.seconds.toFixed(0)} s`,
+      reference: `${perSecond(fill.events / fill.seconds)} events`,
+      ratio: '—',
+      target: '—',
+    });
+  }
+  if (retention) retentionRows(rows, retention, result.events);
+  return rows;
+}
+
+function fillNotes(result: HistoryResult, fill: FillReport): string[] {
+  const slowest = [...fill.perDay].sort(
+    (a, b) => b.loadSeconds + b.attachSeconds - (a.loadSeconds + a.attachSeconds),
+  )[0];
+  return [
+    `"Empty" is the log with only ${thousands(SEED_EVENTS)} recent events (made as the ` +
+      `history's are) in the live day's partition; "with history" adds ` +
+      `${thousands(result.events)} events in ${fill.days} daily partitions before ` +
+      `${result.liveFrom ?? '?'}. Each capacity step and the latency run start with the live ` +
+      'partitions emptied; the history stays.',
+    `Fill: ${fill.seconds.toFixed(0)} s in all; each day loaded into a table of its own ` +
+      `(rows, one attempt per event that was queued, VACUUM ANALYZE), then attached. Slowest ` +
+      `day: ${slowest?.day ?? 'n/a'}, load ${slowest?.loadSeconds.toFixed(1) ?? '?'} s + ` +
+      `attach ${slowest?.attachSeconds.toFixed(1) ?? '?'} s.`,
+  ];
+}
+
+function retentionNotes(run: RetentionResult): string[] {
+  const growth = run.after.liveBytes - run.before.liveBytes;
+  const ownWait = run.locks.waits.find((w) => run.maintenancePids.includes(w.pid));
+  return [
+    `Retention: ${run.rate}/s of article.create (autocannon) plus a probe publisher at ` +
+      `${run.probe.rate}/s whose requests are timed one by one: "while it ran" is the probe's ` +
+      `requests sent during maintainPartitions, "just before" those of a window as long ` +
+      `before it. The load's own figures over its whole ${run.load.durationSeconds} s: ` +
+      `p99 ${millis(run.load.latencyMs.p99)}, max ${millis(run.load.latencyMs.max)}.`,
+    `Sizes: the live partitions grew ${bytes(growth)} during the run; the expected fall is ` +
+      `pg_total_relation_size of the ${run.expired.length} expired partitions (both tables), ` +
+      'read before the run.',
+    `Lock spans are from pg_locks sampled every ${run.locks.intervalMs} ms (${run.locks.samples} ` +
+      'samples), from the first sample that saw a lock to the last: a lock held for less may ' +
+      'be missed; the statement times bound them from above.',
+    `The maintenance's own longest wait for a lock: ${ownWait ? `${millis(ownWait.ms)} (${ownWait.mode} on ${ownWait.relation})` : 'none seen'}. ` +
+      `Its longest statements: ${run.statements.longest
+        .slice(0, 5)
+        .map((st) => `${millis(st.ms)} ${st.sql.slice(0, 80)}`)
+        .join('; ')}.`,
+    ...run.notes,
+  ];
+}
+
+/** Notes that explain how the figures were taken, from the result itself. */
+export function historyNotes(result: HistoryResult): string[] {
+  return [
+    ...(result.fill ? fillNotes(result, result.fill) : []),
+    ...(result.retention ? retentionNotes(result.retention) : []),
+  ];
+}
+
+export function writeHistory(facts: RunFacts, result: HistoryResult, notes: string[]) {
+  const dir = join(BENCH_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  const rows = historyRows(result);
+  const all = [...historyNotes(result), ...notes];
+  const markdown = [
+    ...resultsHeader(facts),
+    '',
+    'Service: with the history. Reference: the same figure on the empty log, same run.',
+    '',
+    rows.length > 0 ? markdownTable(rows) : '(no figures)',
+    '',
+    ...all.map((note) => `- ${note}`),
+    '',
+  ].join('\n');
+  const name = `history-${result.events}`;
+  const paths = [join(dir, `${name}.md`), join(dir, `${name}.json`)];
+  writeFileSync(paths[0]!, markdown);
+  writeFileSync(
+    paths[1]!,
+    `${JSON.stringify({ ...facts, rows, notes: all, history: result }, null, 2)}\n`,
+  );
+  return { markdown, paths };
+}
+
+/** The table, for the console. */
+export const historyTable = (result: HistoryResult): string => {
+  const rows = historyRows(result);
+  return rows.length > 0 ? markdownTable(rows) : '(no figures)';
+};
