@@ -45,6 +45,8 @@ describe('POST /api/webhooks/api-keys', () => {
       prefix: body.key.slice(0, 11),
       createdAt: expect.any(String),
       expiresAt: null,
+      requireSignature: false,
+      signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     const whoami = await meWithKey(body.key);
     expect(whoami.statusCode).toBe(200);
@@ -166,6 +168,7 @@ describe('GET /api/webhooks/api-keys', () => {
         'lastUsedAt',
         'name',
         'prefix',
+        'requireSignature',
         'revokedAt',
         'scopes',
       ].sort(),

@@ -1,6 +1,6 @@
 // Accounts and API keys, fuzzed and held to the document: registration and login bodies
 // near the valid ones (the property suite's generators), every kind of bearer token and
-// key on /me, key creation, listing and revocation.
+// key on /me, key creation, listing, signing settings, secret rotation and revocation.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { apiKeyBody } from '../properties/support/api-key-arbitraries.js';
@@ -25,10 +25,24 @@ beforeAll(async () => {
     ),
   );
   const others = await createKey(api, other, { name: 'not yours', scopes: ['content:read'] });
+  // Keys whose signing settings and secrets the run may change: none that authenticates.
+  const adjustable = await Promise.all(
+    Array.from({ length: 4 }, (_, i) =>
+      createKey(api, publisher, { name: `adjustable ${i}`, scopes: ['content:read'] }),
+    ),
+  );
+  const adjustableIds = fc.constantFrom(...adjustable.map((key) => key.id), others.id);
 
   profiles['POST /api/auth/register'] = { body: registrationBody(api.tag) };
   profiles['POST /api/auth/login'] = { body: loginBody([publisher, other, admin]) };
   profiles['POST /api/webhooks/api-keys'] = { body: apiKeyBody(Date.now()) };
+  profiles['PATCH /api/webhooks/api-keys/{id}'] = {
+    pathValues: { id: adjustableIds },
+    body: fc.record({ requireSignature: fc.boolean() }),
+  };
+  profiles['POST /api/webhooks/api-keys/{id}/signing-secret'] = {
+    pathValues: { id: adjustableIds },
+  };
   profiles['DELETE /api/webhooks/api-keys/{id}'] = {
     pathValues: { id: fc.constantFrom(...revocable.map((key) => key.id), others.id) },
   };

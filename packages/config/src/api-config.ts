@@ -36,6 +36,8 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   AUTH_BODY_LIMIT_BYTES: envInteger(16 * 1024, { min: 1024, max: 1024 * 1024 }),
   CONTENT_BODY_LIMIT_BYTES: envInteger(1024 * 1024, { min: 1024, max: 64 * 1024 * 1024 }),
   API_KEY_CACHE_TTL_MS: envInteger(1_000, { min: 0, max: 60_000 }),
+  /** How long a rotated-out signing secret still verifies, so senders can switch over. */
+  SIGNING_SECRET_OVERLAP_HOURS: envInteger(24, { min: 0, max: 30 * 24 }),
   WAIT_MAX_SECONDS: envInteger(30, { min: 0, max: 300 }),
   RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: envInteger(20, { min: 1 }),
   RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: envInteger(30, { min: 1 }),
@@ -55,6 +57,7 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => ({
     jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,
     apiKeyQuota: env.API_KEY_QUOTA,
     apiKeyCacheTtlMs: env.API_KEY_CACHE_TTL_MS,
+    signingSecretOverlapHours: env.SIGNING_SECRET_OVERLAP_HOURS,
   },
   limits: {
     authBodyBytes: env.AUTH_BODY_LIMIT_BYTES,

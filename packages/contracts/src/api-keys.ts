@@ -27,6 +27,10 @@ export const ApiKeyCreateRequestSchema = z
       // the database stores but JavaScript cannot read back.
       .refine((value) => Date.parse(value) < YEAR_10000, 'must be before the year 10000 (UTC)')
       .optional(),
+    requireSignature: z.boolean().optional().meta({
+      description:
+        'Refuse calls with this key that are not signed with its signing secret (default false)',
+    }),
   })
   .meta({ id: 'ApiKeyCreateRequest' });
 export type ApiKeyCreateRequest = z.infer<typeof ApiKeyCreateRequestSchema>;
@@ -38,12 +42,21 @@ const ApiKeyFields = {
   prefix: z.string().meta({ description: 'The start of the key, not secret, to tell keys apart' }),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime().nullable(),
+  requireSignature: z.boolean().meta({
+    description: 'Whether calls with this key must carry a valid Standard Webhooks signature',
+  }),
 };
+
+const SigningSecretSchema = z.string().meta({
+  description:
+    "The key's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only",
+});
 
 export const ApiKeyCreatedSchema = z
   .object({
     ...ApiKeyFields,
     key: z.string().meta({ description: 'The secret key, shown this once only' }),
+    signingSecret: SigningSecretSchema,
   })
   .meta({ id: 'ApiKeyCreated' });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
@@ -65,3 +78,23 @@ export const ApiKeyListSchema = z
 export type ApiKeyList = z.infer<typeof ApiKeyListSchema>;
 
 export const ApiKeyIdParamsSchema = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
+
+export const ApiKeyUpdateRequestSchema = z
+  .strictObject({
+    requireSignature: z.boolean().meta({
+      description: 'Refuse calls with this key that are not signed with its signing secret',
+    }),
+  })
+  .meta({ id: 'ApiKeyUpdateRequest' });
+export type ApiKeyUpdateRequest = z.infer<typeof ApiKeyUpdateRequestSchema>;
+
+export const SigningSecretRotatedSchema = z
+  .object({
+    signingSecret: SigningSecretSchema,
+    previousSecretExpiresAt: z.iso.datetime().nullable().meta({
+      description:
+        'Until when the previous secret still verifies (null when the overlap is 0), so senders can switch without a refused call',
+    }),
+  })
+  .meta({ id: 'SigningSecretRotated' });
+export type SigningSecretRotated = z.infer<typeof SigningSecretRotatedSchema>;

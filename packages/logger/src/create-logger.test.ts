@@ -19,9 +19,10 @@ it('redacts credentials wherever they are passed', () => {
     { req: { headers: { authorization: 'Bearer abc', 'x-api-key': 'sk-2', cookie: 'c=1' } } },
     'b',
   );
+  log.info({ apiKey: { signingSecret: 'whsec_1', previousSigningSecret: 'whsec_2' } }, 'c');
   const text = lines.join('');
-  for (const secret of ['p4ss', 'h4sh', 't0k', 'sk-1', 'Bearer abc', 'sk-2', 'c=1']) {
+  for (const secret of ['p4ss', 'h4sh', 't0k', 'sk-1', 'Bearer abc', 'sk-2', 'c=1', 'whsec_']) {
     expect(text).not.toContain(secret);
   }
-  expect(text.match(/\[redacted\]/g)).toHaveLength(7);
+  expect(text.match(/\[redacted\]/g)).toHaveLength(8);
 });

@@ -20,6 +20,8 @@ export interface RegisteredAccount extends AccountFields {
 export interface CreatedApiKey {
   id: string;
   key: string;
+  /** The key's Standard Webhooks signing secret (`whsec_...`). */
+  signingSecret: string;
 }
 
 export interface PublisherAccount extends RegisteredAccount {

@@ -94,6 +94,24 @@ export interface paths {
     delete: operations['revokeApiKey'];
     options?: never;
     head?: never;
+    /** Change whether calls with an API key must be signed */
+    patch: operations['updateApiKey'];
+    trace?: never;
+  };
+  '/api/webhooks/api-keys/{id}/signing-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give an API key a new signing secret, shown in this response only; the old one verifies until previousSecretExpiresAt */
+    post: operations['rotateSigningSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -278,6 +296,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/admin/storage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The event log's partitions: sizes, states, retention, the next drop, held ones */
+    get: operations['getEventLogStorage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/admin/events': {
     parameters: {
       query?: never;
@@ -441,6 +476,12 @@ export interface components {
       )[];
       /** Format: date-time */
       expiresAt?: string;
+      /** @description Refuse calls with this key that are not signed with its signing secret (default false) */
+      requireSignature?: boolean;
+    };
+    ApiKeyUpdateRequestInput: {
+      /** @description Refuse calls with this key that are not signed with its signing secret */
+      requireSignature: boolean;
     };
     ContentEventRequestInput:
       | {
@@ -509,6 +550,9 @@ export interface components {
         | 'UNKNOWN_EVENT'
         | 'UNAUTHENTICATED'
         | 'INVALID_CREDENTIALS'
+        | 'SIGNATURE_REQUIRED'
+        | 'SIGNATURE_INVALID'
+        | 'SIGNATURE_EXPIRED'
         | 'FORBIDDEN'
         | 'INSUFFICIENT_SCOPE'
         | 'NOT_FOUND'
@@ -521,6 +565,7 @@ export interface components {
         | 'SLUG_TAKEN'
         | 'EVENT_NOT_RETRYABLE'
         | 'IDEMPOTENCY_KEY_IN_USE'
+        | 'EVENT_EXPIRED'
         | 'PAYLOAD_TOO_LARGE'
         | 'URI_TOO_LONG'
         | 'UNSUPPORTED_MEDIA_TYPE'
@@ -575,8 +620,12 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       expiresAt: string | null;
+      /** @description Whether calls with this key must carry a valid Standard Webhooks signature */
+      requireSignature: boolean;
       /** @description The secret key, shown this once only */
       key: string;
+      /** @description The key's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      signingSecret: string;
     };
     ApiKeySummary: {
       /** Format: uuid */
@@ -588,12 +637,20 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       expiresAt: string | null;
+      /** @description Whether calls with this key must carry a valid Standard Webhooks signature */
+      requireSignature: boolean;
       /** @description When the key last authenticated a request, to within a minute */
       lastUsedAt: string | null;
       revokedAt: string | null;
     };
     ApiKeyList: {
       items: components['schemas']['ApiKeySummary'][];
+    };
+    SigningSecretRotated: {
+      /** @description The key's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      signingSecret: string;
+      /** @description Until when the previous secret still verifies (null when the overlap is 0), so senders can switch without a refused call */
+      previousSecretExpiresAt: string | null;
     };
     /** @description What the event changed */
     EventResult:
@@ -833,6 +890,93 @@ export interface components {
       id: string;
       /** @constant */
       status: 'queued';
+    };
+    /** @description Unfinished events in the partition, by status */
+    UnfinishedCounts: {
+      queued: number;
+      processing: number;
+    };
+    EventLogPartition: {
+      /** @enum {string} */
+      table: 'webhook_logs' | 'event_attempts';
+      name: string;
+      /** @description First moment of the id range (inclusive); null for the legacy partition, open below */
+      from: string | null;
+      /**
+       * Format: date-time
+       * @description End of the id range (exclusive)
+       */
+      to: string;
+      /** @description Bytes on disk: table, indexes and TOAST (pg_total_relation_size) */
+      sizeBytes: number;
+      /** @description The planner's estimate of its rows (pg_class.reltuples) as of the last VACUUM or ANALYZE, not a count; null when it was never analysed */
+      rowsEstimate: number | null;
+      /**
+       * @description `future`: made ahead, its period has not begun. `current`: its period has begun and is within the retention period. `expiring`: wholly older than the retention period; the next maintenance round drops it. `held`: as old, but kept while it holds unfinished events. `restored`: loaded back from an archive, never dropped automatically
+       * @enum {string}
+       */
+      state: 'current' | 'future' | 'expiring' | 'held' | 'restored';
+      /** @description A detach was interrupted; the next maintenance round finishes it */
+      detachPending: boolean;
+      /** @description Why it is kept; only when `held` */
+      heldReason?: string;
+      /** @description Only on a `held` webhook_logs partition */
+      unfinished?: components['schemas']['UnfinishedCounts'];
+    };
+    HeldPartition: {
+      /** @description The webhook_logs partition kept */
+      name: string;
+      /** @description First moment of the id range (inclusive); null for the legacy partition, open below */
+      from: string | null;
+      /**
+       * Format: date-time
+       * @description End of the id range (exclusive)
+       */
+      to: string;
+      unfinished: components['schemas']['UnfinishedCounts'];
+      reason: string;
+    };
+    EventLogStorage: {
+      /** @description Days an event is kept (EVENT_LOG_RETENTION_DAYS of this API; workers drop, so give them the same); 0 keeps everything */
+      retentionDays: number;
+      /**
+       * @description The period of one partition (EVENT_LOG_PARTITION), on a UTC grid
+       * @enum {string}
+       */
+      partitionInterval: 'hour' | 'day' | 'week';
+      /** @description Whether expired partitions are archived before they are dropped */
+      archive: {
+        enabled: boolean;
+      };
+      /** @description Every partition of both tables, by the end of its range, oldest first */
+      partitions: components['schemas']['EventLogPartition'][];
+      /** @description Per table */
+      totals: {
+        webhook_logs: {
+          /** @description Sum of the sizeBytes of its partitions */
+          sizeBytes: number;
+          partitions: number;
+        };
+        event_attempts: {
+          /** @description Sum of the sizeBytes of its partitions */
+          sizeBytes: number;
+          partitions: number;
+        };
+      };
+      /** @description The end of the newest webhook_logs partition: events made after it would have nowhere to go. Maintenance keeps it a week ahead */
+      premadeUntil: string | null;
+      /** @description The next partition retention drops, held ones aside; null when nothing will (retentionDays 0) */
+      nextDrop: {
+        /** @description The webhook_logs partition (its event_attempts partition goes with it) */
+        partition: string;
+        /**
+         * Format: date-time
+         * @description When its period passes the retention cut-off; in the past when it is `expiring`, dropped by the next maintenance round
+         */
+        at: string;
+      } | null;
+      /** @description Partitions past the retention period kept because events in them are unfinished */
+      held: components['schemas']['HeldPartition'][];
     };
     Readiness: {
       /** @enum {string} */
@@ -1101,7 +1245,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: UNAUTHENTICATED, INVALID_CREDENTIALS */
+      /** @description Error: UNAUTHENTICATED, INVALID_CREDENTIALS, SIGNATURE_REQUIRED, SIGNATURE_INVALID, SIGNATURE_EXPIRED */
       401: {
         headers: {
           /** @description Requests allowed in the window */
@@ -1657,6 +1801,274 @@ export interface operations {
       };
     };
   };
+  updateApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ApiKeyUpdateRequestInput'];
+      };
+    };
+    responses: {
+      /** @description The key as it now is */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeySummary'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rotateSigningSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new signing secret, shown this once */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningSecretRotated'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listReceipts: {
     parameters: {
       query?: {
@@ -1768,6 +2180,12 @@ export interface operations {
         'idempotency-key'?: string;
         /** @description `wait=N`: wait up to N seconds (at most 30) for the outcome */
         prefer?: string;
+        /** @description Standard Webhooks request signature, with webhook-timestamp and webhook-signature: a unique id of the call (1-255 printable ASCII). Checked whenever sent; required when the key has requireSignature. A signed call's webhook-id is its Idempotency-Key */
+        'webhook-id'?: string;
+        /** @description Seconds since the epoch when the call was signed; within 5 minutes of the server time */
+        'webhook-timestamp'?: string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the key's signing secret>`; several, space-separated, while a sender rotates */
+        'webhook-signature'?: string;
         /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
         'x-request-id'?: string;
       };
@@ -2140,6 +2558,17 @@ export interface operations {
         headers: {
           /** @description The methods this path takes */
           allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: EVENT_EXPIRED */
+      410: {
+        headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;
@@ -2565,7 +2994,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: UNAUTHENTICATED, INVALID_CREDENTIALS */
+      /** @description Error: UNAUTHENTICATED, INVALID_CREDENTIALS, SIGNATURE_REQUIRED, SIGNATURE_INVALID, SIGNATURE_EXPIRED */
       401: {
         headers: {
           /** @description Requests allowed in the window */
@@ -3118,6 +3547,103 @@ export interface operations {
       /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
       415: {
         headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getEventLogStorage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The event log's storage, read from the catalog */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventLogStorage'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;

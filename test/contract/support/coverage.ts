@@ -19,6 +19,8 @@ export const GROUPS = {
     'GET /api/auth/me',
     'POST /api/webhooks/api-keys',
     'GET /api/webhooks/api-keys',
+    'PATCH /api/webhooks/api-keys/{id}',
+    'POST /api/webhooks/api-keys/{id}/signing-secret',
     'DELETE /api/webhooks/api-keys/{id}',
   ],
   content: [
@@ -30,6 +32,7 @@ export const GROUPS = {
     'POST /api/admin/session',
     'DELETE /api/admin/session',
     'GET /api/admin/queue',
+    'GET /api/admin/storage',
     'POST /api/admin/queue/pause',
     'POST /api/admin/queue/resume',
     'GET /api/admin/events',

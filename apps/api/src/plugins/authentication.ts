@@ -7,6 +7,7 @@ import { ADMIN_ROLE, type Principal } from '../access/principal.js';
 import { accountOfToken } from '../access/token-accounts.js';
 import { refuseCrossSite } from './cross-site.js';
 import type { ApiDeps } from '../deps.js';
+import type { KeySigning } from '../services/api-key-auth.js';
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -19,6 +20,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling; set by the authenticate hooks below. */
     principal: Principal | null;
+    /** For a caller with an API key: what its request signature is checked against. */
+    keySigning: KeySigning | null;
   }
   interface FastifyInstance {
     /** A hook that requires a bearer JWT. */
@@ -100,10 +103,16 @@ export const authenticationPlugin = fp(
       },
     });
     app.decorateRequest('principal', null);
+    app.decorateRequest('keySigning', null);
 
     async function principalFromKey(request: FastifyRequest): Promise<Principal> {
       const presented = request.headers[API_KEY_HEADER];
-      const key = await deps.apiKeys.authenticate(Array.isArray(presented) ? undefined : presented);
+      const { signing, ...key } = await deps.apiKeys.authenticate(
+        Array.isArray(presented) ? undefined : presented,
+      );
+      // Kept beside the principal, not in it: the principal goes to services and logs,
+      // the signing secrets only to the signature check.
+      request.keySigning = signing;
       return { via: 'apiKey', ...key };
     }
 

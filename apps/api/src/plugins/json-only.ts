@@ -3,6 +3,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { parse as secureJsonParse } from 'secure-json-parse';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body's bytes as they arrived; null when there was none. */
+    rawBody: Buffer | null;
+  }
+}
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -18,9 +25,12 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
  */
 export const jsonOnlyPlugin = fp(
   async (app: FastifyInstance) => {
+    app.decorateRequest('rawBody', null);
     app.removeContentTypeParser(['application/json', 'text/plain']);
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       try {
+        // Kept as sent: a request signature is over these bytes, not over a re-serialisation.
+        request.rawBody = body as Buffer;
         done(null, parseJsonBody(request, body as Buffer));
       } catch (error) {
         done(error as Error, undefined);

@@ -10,11 +10,22 @@ export interface AuthenticatedKey {
   apiKeyId: string;
   accountId: string;
   scopes: string[];
+  /** What a request signature is checked against (services/request-signature.ts). */
+  signing: KeySigning;
 }
 
-interface CachedKey extends AuthenticatedKey {
+export interface KeySigning {
+  /** The secrets a signature may be made with: the current one, then a rotated-out one. */
+  secrets: string[];
+  required: boolean;
+}
+
+interface CachedKey extends Omit<AuthenticatedKey, 'signing'> {
   expiresAt: number | null;
   revoked: boolean;
+  signingSecret: string;
+  previousSigningSecret: { secret: string; until: number } | null;
+  requireSignature: boolean;
 }
 
 /** lastUsedAt is kept to the minute: writing it on every request would cost a write each. */
@@ -27,6 +38,9 @@ const UNKNOWN: CachedKey = {
   scopes: [],
   expiresAt: null,
   revoked: true,
+  signingSecret: '',
+  previousSigningSecret: null,
+  requireSignature: false,
 };
 
 const refused = () =>
@@ -38,7 +52,7 @@ export interface ApiKeyAuthenticator {
    * expired keys are all the same 401: the answer tells nothing about which keys exist.
    */
   authenticate(presented: string | undefined): Promise<AuthenticatedKey>;
-  /** Drops a key from this instance's cache at once (after a revocation here). */
+  /** Drops a key from this instance's cache at once (after a revocation or a change here). */
   forget(keyHash: Uint8Array): void;
 }
 
@@ -73,6 +87,15 @@ export function createApiKeyAuthenticator(deps: Deps): ApiKeyAuthenticator {
       scopes: apiKey.scopes,
       expiresAt: apiKey.expiresAt?.getTime() ?? null,
       revoked: apiKey.revokedAt !== null,
+      signingSecret: apiKey.signingSecret,
+      previousSigningSecret:
+        apiKey.previousSigningSecret === null || apiKey.previousSecretExpiresAt === null
+          ? null
+          : {
+              secret: apiKey.previousSigningSecret,
+              until: apiKey.previousSecretExpiresAt.getTime(),
+            },
+      requireSignature: apiKey.requireSignature,
     };
   }
 
@@ -89,7 +112,17 @@ export function createApiKeyAuthenticator(deps: Deps): ApiKeyAuthenticator {
       }
       if (key.revoked || (key.expiresAt !== null && key.expiresAt <= now.getTime()))
         throw refused();
-      return { apiKeyId: key.apiKeyId, accountId: key.accountId, scopes: key.scopes };
+      const previous = key.previousSigningSecret;
+      const secrets =
+        previous !== null && previous.until > now.getTime()
+          ? [key.signingSecret, previous.secret]
+          : [key.signingSecret];
+      return {
+        apiKeyId: key.apiKeyId,
+        accountId: key.accountId,
+        scopes: key.scopes,
+        signing: { secrets, required: key.requireSignature },
+      };
     },
     forget(keyHash) {
       cache?.delete(keyOf(keyHash));

@@ -1,5 +1,7 @@
-import { AppError, type ApiKeyCreateRequest } from '@ingest/contracts';
+import { AppError, type ApiKeyCreateRequest, type ApiKeyUpdateRequest } from '@ingest/contracts';
 import type { ApiKey } from '@ingest/db';
+import { HOUR_MS } from '@ingest/domain';
+import { generateSigningSecret } from '@ingest/signatures';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
 import { displayPrefixOf, generateApiKey, hashApiKey } from './api-key-format.js';
@@ -12,7 +14,11 @@ const activeKeysOf = (accountId: string, now: Date) => ({
   OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
 });
 
-/** Creates a key and returns it with its secret, which is not stored and never shown again. */
+/**
+ * Creates a key and returns it with its secret, which is not stored and never shown
+ * again, and its signing secret, which is stored (an HMAC is checked with the secret
+ * itself) and never shown again.
+ */
 export async function createApiKey(
   deps: Deps,
   accountId: string,
@@ -40,6 +46,8 @@ export async function createApiKey(
         prefix: displayPrefixOf(key),
         keyHash: hashApiKey(key),
         expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt),
+        signingSecret: generateSigningSecret(),
+        requireSignature: input.requireSignature ?? false,
       },
     });
   });
@@ -48,6 +56,51 @@ export async function createApiKey(
 
 export const listApiKeys = (deps: Deps, accountId: string): Promise<ApiKey[]> =>
   deps.db.prisma.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: 'desc' } });
+
+/** One of the account's keys; another account's is answered exactly like a missing one. */
+async function ownKey(deps: Deps, accountId: string, id: string): Promise<ApiKey> {
+  const apiKey = await deps.db.prisma.apiKey.findFirst({ where: { id, accountId } });
+  if (apiKey === null) throw new AppError('NOT_FOUND', 'No API key with this id');
+  return apiKey;
+}
+
+/** Changes whether calls with the key must be signed. */
+export async function updateApiKey(
+  deps: Deps,
+  accountId: string,
+  id: string,
+  input: ApiKeyUpdateRequest,
+): Promise<ApiKey> {
+  await ownKey(deps, accountId, id);
+  return deps.db.prisma.apiKey.update({
+    where: { id },
+    data: { requireSignature: input.requireSignature },
+  });
+}
+
+/**
+ * Gives the key a new signing secret. The one it replaces keeps verifying for
+ * SIGNING_SECRET_OVERLAP_HOURS, so a sender can switch without a refused call; a
+ * rotation during an overlap ends the older one's at once (two secrets at most).
+ */
+export async function rotateSigningSecret(
+  deps: Deps,
+  accountId: string,
+  id: string,
+): Promise<{ apiKey: ApiKey; signingSecret: string }> {
+  const current = await ownKey(deps, accountId, id);
+  const signingSecret = generateSigningSecret();
+  const overlapMs = deps.config.auth.signingSecretOverlapHours * HOUR_MS;
+  const apiKey = await deps.db.prisma.apiKey.update({
+    where: { id },
+    data: {
+      signingSecret,
+      previousSigningSecret: overlapMs > 0 ? current.signingSecret : null,
+      previousSecretExpiresAt: overlapMs > 0 ? new Date(Date.now() + overlapMs) : null,
+    },
+  });
+  return { apiKey, signingSecret };
+}
 
 /**
  * Revokes one of the account's keys and returns its hash, so the caller can drop it from

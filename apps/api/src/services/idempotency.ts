@@ -4,6 +4,9 @@ import { AppError } from '@ingest/contracts';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
+/** Whether `value` can be an idempotency key: 1-255 printable ASCII characters. */
+export const isIdempotencyKey = (value: string): boolean => PRINTABLE_ASCII.test(value);
+
 /** The header's key, undefined when absent; 400 VALIDATION_FAILED when it is malformed. */
 export function idempotencyKeyFrom(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;

@@ -14,8 +14,9 @@ import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
-import { idempotencyKeyFrom, requestHashOf } from './idempotency.js';
+import { requestHashOf } from './idempotency.js';
 import { recordableEventName, recordablePayload } from './recordable-payload.js';
+import { idempotencyKeyOf, verifyCallSignature, type SignedCall } from './request-signature.js';
 
 type Deps = Pick<
   ApiDeps,
@@ -24,6 +25,8 @@ type Deps = Pick<
 
 export interface IngestInput {
   principal: KeyPrincipal;
+  /** The call's signature headers, its body's bytes and the key's signing secrets. */
+  signature: SignedCall;
   body: unknown;
   requestId: string;
   /** The `Idempotency-Key` header as received. */
@@ -39,8 +42,9 @@ export interface IngestOutcome {
 }
 
 /**
- * POST /api/webhooks/content after key validation, in the spec's order: scope check,
- * validation, WebhookLog record (durable before anything is answered), enqueue. An
+ * POST /api/webhooks/content after the key was found, in the spec's order: the rest of
+ * key validation (its request signature), scope check, validation, WebhookLog record
+ * (durable before anything is answered), enqueue. A refused signature and an
  * invalid event is recorded as `rejected` and answered with its error; a valid one is
  * recorded as `queued` and answered 202 once its row is committed, even when Redis
  * cannot take the job: the worker's outbox reconciler queues it later.
@@ -53,12 +57,20 @@ export async function ingestEvent(
   const { principal, body } = input;
   const eventField =
     typeof body === 'object' && body !== null && 'event' in body ? body.event : undefined;
+  let signed: { webhookId: string } | undefined;
+  try {
+    signed = verifyCallSignature(input.signature);
+  } catch (error) {
+    // Refused by its own key: recorded as rejected, like an invalid event.
+    if (isAppError(error)) await reject(deps, input, eventField, error);
+    throw error;
+  }
   const scopes = scopesToPublish(eventField);
   requireScope(principal, scopes, scopes.join(' or '));
 
   let checked: CheckedCall;
   try {
-    checked = checkCall(schemas, input);
+    checked = checkCall(schemas, input, signed);
   } catch (error) {
     // An invalid call is still a call: recorded as rejected, then answered with its error.
     if (isAppError(error)) await reject(deps, input, eventField, error);
@@ -104,8 +116,12 @@ interface CheckedCall {
 }
 
 /** The call's parts, each checked; throws the AppError of the first part that is not valid. */
-function checkCall(schemas: EventSchemas, input: IngestInput): CheckedCall {
-  const idempotencyKey = idempotencyKeyFrom(input.idempotencyKey);
+function checkCall(
+  schemas: EventSchemas,
+  input: IngestInput,
+  signed: { webhookId: string } | undefined,
+): CheckedCall {
+  const idempotencyKey = idempotencyKeyOf(input.idempotencyKey, signed);
   const { event, data } = checkEnvelope(input.body);
   return { idempotencyKey, event, data: checkPayload(schemas, event, data) };
 }

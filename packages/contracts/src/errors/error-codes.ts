@@ -9,6 +9,15 @@ export const ERROR_CODES = {
   UNKNOWN_EVENT: { status: 400, title: 'The event is not one this service handles' },
   UNAUTHENTICATED: { status: 401, title: 'Authentication is required' },
   INVALID_CREDENTIALS: { status: 401, title: 'Email or password is wrong' },
+  SIGNATURE_REQUIRED: { status: 401, title: 'This API key requires signed requests' },
+  SIGNATURE_INVALID: {
+    status: 401,
+    title: "The request signature does not match the key's signing secret",
+  },
+  SIGNATURE_EXPIRED: {
+    status: 401,
+    title: 'The request signature timestamp is more than 5 minutes from now',
+  },
   FORBIDDEN: { status: 403, title: 'Not allowed' },
   INSUFFICIENT_SCOPE: { status: 403, title: 'The API key lacks the scope this needs' },
   NOT_FOUND: { status: 404, title: 'Not found' },

@@ -3,11 +3,20 @@ import {
   ApiKeyCreateRequestSchema,
   ApiKeyIdParamsSchema,
   ApiKeyListSchema,
+  ApiKeySummarySchema,
+  ApiKeyUpdateRequestSchema,
+  SigningSecretRotatedSchema,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys.js';
+import {
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rotateSigningSecret,
+  updateApiKey,
+} from '../../services/api-keys.js';
 import { empty, json, problems } from '../../plugins/openapi-responses.js';
 import { presentApiKey } from './present-api-key.js';
 
@@ -36,7 +45,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
       const { accountId } = principalOf(request);
       const { apiKey, key } = await createApiKey(deps, accountId, request.body);
       const { lastUsedAt: _lastUsed, revokedAt: _revoked, ...created } = presentApiKey(apiKey);
-      return reply.code(201).send({ ...created, key });
+      return reply.code(201).send({ ...created, key, signingSecret: apiKey.signingSecret });
     },
   );
 
@@ -54,6 +63,59 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     async (request) => {
       const keys = await listApiKeys(deps, principalOf(request).accountId);
       return { items: keys.map(presentApiKey) };
+    },
+  );
+
+  app.patch(
+    '/:id',
+    {
+      bodyLimit: deps.config.limits.authBodyBytes,
+      schema: {
+        operationId: 'updateApiKey',
+        summary: 'Change whether calls with an API key must be signed',
+        tags: ['api-keys'],
+        security,
+        params: ApiKeyIdParamsSchema,
+        body: ApiKeyUpdateRequestSchema,
+        response: { 200: json(ApiKeySummarySchema, 'The key as it now is'), ...problems(404) },
+      },
+    },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      const apiKey = await updateApiKey(deps, accountId, request.params.id, request.body);
+      deps.apiKeys.forget(apiKey.keyHash);
+      return presentApiKey(apiKey);
+    },
+  );
+
+  app.post(
+    '/:id/signing-secret',
+    {
+      schema: {
+        operationId: 'rotateSigningSecret',
+        summary:
+          'Give an API key a new signing secret, shown in this response only; the old one verifies until previousSecretExpiresAt',
+        tags: ['api-keys'],
+        security,
+        params: ApiKeyIdParamsSchema,
+        response: {
+          200: json(SigningSecretRotatedSchema, 'The new signing secret, shown this once'),
+          ...problems(404),
+        },
+      },
+    },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      const { apiKey, signingSecret } = await rotateSigningSecret(
+        deps,
+        accountId,
+        request.params.id,
+      );
+      deps.apiKeys.forget(apiKey.keyHash);
+      return {
+        signingSecret,
+        previousSecretExpiresAt: apiKey.previousSecretExpiresAt?.toISOString() ?? null,
+      };
     },
   );
 

@@ -3,7 +3,7 @@ import type { ApiKey } from '@ingest/db';
 
 const isoOrNull = (date: Date | null): string | null => date?.toISOString() ?? null;
 
-/** A key as listed: never its hash, and its secret is not stored at all. */
+/** A key as listed: never its hash or its signing secret; its secret is not stored at all. */
 export const presentApiKey = (apiKey: ApiKey): ApiKeySummary => ({
   id: apiKey.id,
   name: apiKey.name,
@@ -13,4 +13,5 @@ export const presentApiKey = (apiKey: ApiKey): ApiKeySummary => ({
   expiresAt: isoOrNull(apiKey.expiresAt),
   lastUsedAt: isoOrNull(apiKey.lastUsedAt),
   revokedAt: isoOrNull(apiKey.revokedAt),
+  requireSignature: apiKey.requireSignature,
 });

@@ -83,6 +83,18 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
           prefer: z.string().optional().meta({
             description: '`wait=N`: wait up to N seconds (at most 30) for the outcome',
           }),
+          'webhook-id': z.string().optional().meta({
+            description:
+              "Standard Webhooks request signature, with webhook-timestamp and webhook-signature: a unique id of the call (1-255 printable ASCII). Checked whenever sent; required when the key has requireSignature. A signed call's webhook-id is its Idempotency-Key",
+          }),
+          'webhook-timestamp': z.string().optional().meta({
+            description:
+              'Seconds since the epoch when the call was signed; within 5 minutes of the server time',
+          }),
+          'webhook-signature': z.string().optional().meta({
+            description:
+              '`v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the key\'s signing secret>`; several, space-separated, while a sender rotates',
+          }),
         }),
         body: ContentEventRequestSchema,
         response: {
@@ -109,8 +121,14 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         request.headers.prefer,
         deps.config.limits.waitMaxSeconds,
       );
+      if (request.keySigning === null) throw new Error('route is missing requireApiKey');
       const { accepted, replayed } = await ingestEvent(deps, schemas, {
         principal,
+        signature: {
+          headers: request.headers,
+          rawBody: request.rawBody,
+          signing: request.keySigning,
+        },
         body: request.body,
         requestId: request.id,
         idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER],
