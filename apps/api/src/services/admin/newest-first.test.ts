@@ -7,10 +7,11 @@ const at = (iso: string) => Date.parse(iso);
 describe('idWindows', () => {
   const now = at('2026-11-23T15:00:00Z');
 
-  it('reads the newest day, the week before it, then everything older', () => {
+  it('reads the newest day, the day before, the rest of the week before it, then everything older', () => {
     expect(idWindows('day', now)).toEqual([
       { fromMs: at('2026-11-23T00:00:00Z') },
-      { fromMs: at('2026-11-16T00:00:00Z'), beforeMs: at('2026-11-23T00:00:00Z') },
+      { fromMs: at('2026-11-22T00:00:00Z'), beforeMs: at('2026-11-23T00:00:00Z') },
+      { fromMs: at('2026-11-16T00:00:00Z'), beforeMs: at('2026-11-22T00:00:00Z') },
       { beforeMs: at('2026-11-16T00:00:00Z') },
     ]);
   });
@@ -27,7 +28,8 @@ describe('idWindows', () => {
     const weekFloor = at('2026-10-30T00:00:00Z');
     expect(idWindows('day', now, upper, weekFloor)).toEqual([
       { fromMs: at('2026-11-03T00:00:00Z'), beforeMs: upper },
-      { fromMs: weekFloor, beforeMs: at('2026-11-03T00:00:00Z') },
+      { fromMs: at('2026-11-02T00:00:00Z'), beforeMs: at('2026-11-03T00:00:00Z') },
+      { fromMs: weekFloor, beforeMs: at('2026-11-02T00:00:00Z') },
     ]);
   });
 
@@ -39,9 +41,9 @@ describe('idWindows', () => {
   });
 
   it('follows the partition grid: hours and Monday weeks', () => {
-    expect(idWindows('hour', now)[1]).toEqual({
+    expect(idWindows('hour', now)[2]).toEqual({
       fromMs: at('2026-11-23T07:00:00Z'),
-      beforeMs: at('2026-11-23T14:00:00Z'),
+      beforeMs: at('2026-11-23T13:00:00Z'),
     });
     expect(idWindows('week', now)[0]).toEqual({ fromMs: at('2026-11-23T00:00:00Z') });
   });

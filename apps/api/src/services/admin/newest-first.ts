@@ -17,19 +17,25 @@ export interface IdWindow {
   beforeMs?: number;
 }
 
-/** How many periods the second window spans: the rest of a week of daily partitions. */
-const SECOND_WINDOW_PERIODS = 7;
+/**
+ * How many periods each window after the first spans: the period before it, then the
+ * rest of a week of daily partitions; everything older is the last window.
+ */
+const LATER_WINDOW_PERIODS = [1, 6];
 
 /**
  * The windows a newest-first page is read through, newest first: the period holding the
- * newest possible match, the week of periods before it, then everything older.
+ * newest possible match, the period before it, the rest of the week before that, then
+ * everything older.
  *
  * Why: the log is partitioned by id, and a query over every partition pays for each one,
  * in planning and in one index descent per partition, even when the first partition
- * alone fills the page. Most pages are filled by the newest period; a page that is not
- * costs one or two more queries, never more than three. `upperMs` is the newest a match
- * can be (a `to` bound or a cursor, with the clock margin); `floorMs` the oldest (a
- * `from` bound, with the margin): no window reaches past it.
+ * alone fills the page. Most pages are filled by the newest period; a page of a filter
+ * that matches a few events a period (status=failed) is filled by the one before it, at
+ * the cost of one partition rather than a week's. A page that is not costs at most four
+ * queries. `upperMs` is the newest a match can be (a `to` bound or a cursor, with the
+ * clock margin); `floorMs` the oldest (a `from` bound, with the margin): no window
+ * reaches past it.
  */
 export function idWindows(
   interval: PartitionInterval,
@@ -42,14 +48,15 @@ export function idWindows(
   // so the first window starts two margins back: otherwise, just after midnight, it
   // would hold nothing settled and cost a query for nothing.
   const newest = Math.min(upperMs ?? Number.POSITIVE_INFINITY, now + CLOCK_MARGIN_MS);
-  const firstFrom = periodStart(newest - 2 * CLOCK_MARGIN_MS, interval);
-  let secondFrom = firstFrom;
-  for (let i = 0; i < SECOND_WINDOW_PERIODS; i += 1) {
-    secondFrom = periodStart(secondFrom - 1, interval);
+  const starts = [periodStart(newest - 2 * CLOCK_MARGIN_MS, interval)];
+  for (const periods of LATER_WINDOW_PERIODS) {
+    let from = starts.at(-1) ?? 0;
+    for (let i = 0; i < periods; i += 1) from = periodStart(from - 1, interval);
+    starts.push(from);
   }
   const windows: IdWindow[] = [];
   let beforeMs = upperMs;
-  for (const fromMs of [firstFrom, secondFrom]) {
+  for (const fromMs of starts) {
     if (floorMs !== undefined && fromMs <= floorMs) break;
     windows.push(beforeMs === undefined ? { fromMs } : { fromMs, beforeMs });
     beforeMs = fromMs;
