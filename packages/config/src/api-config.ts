@@ -38,6 +38,8 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   API_KEY_CACHE_TTL_MS: envInteger(1_000, { min: 0, max: 60_000 }),
   /** How long a rotated-out signing secret still verifies, so senders can switch over. */
   SIGNING_SECRET_OVERLAP_HOURS: envInteger(24, { min: 0, max: 30 * 24 }),
+  /** Outgoing webhook endpoints an account may hold. */
+  WEBHOOK_ENDPOINT_QUOTA: envInteger(20, { min: 1, max: 1_000 }),
   WAIT_MAX_SECONDS: envInteger(30, { min: 0, max: 300 }),
   RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: envInteger(20, { min: 1 }),
   RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: envInteger(30, { min: 1 }),
@@ -49,29 +51,33 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: envInteger(980, { min: 0, max: 1000 }),
 });
 
-export const apiConfigFromEnv = ApiEnvSchema.transform((env) => ({
-  ...sharedSettings(env),
-  http: { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
-  auth: {
-    jwtSecret: env.JWT_SECRET,
-    jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,
-    apiKeyQuota: env.API_KEY_QUOTA,
-    apiKeyCacheTtlMs: env.API_KEY_CACHE_TTL_MS,
-    signingSecretOverlapHours: env.SIGNING_SECRET_OVERLAP_HOURS,
-  },
-  limits: {
-    authBodyBytes: env.AUTH_BODY_LIMIT_BYTES,
-    contentBodyBytes: env.CONTENT_BODY_LIMIT_BYTES,
-    waitMaxSeconds: env.WAIT_MAX_SECONDS,
-    registerPerIpPerHour: env.RATE_LIMIT_REGISTER_PER_IP_PER_HOUR,
-    loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,
-    loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
-    contentPerKeyPerMinute: env.RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE,
-  },
-  loadShedding: {
-    maxEventLoopDelayMs: env.SHED_LOAD_EVENT_LOOP_DELAY_MS,
-    maxEventLoopUtilization: env.SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE / 1000,
-  },
-}));
+export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
+  const shared = sharedSettings(env);
+  return {
+    ...shared,
+    webhooks: { ...shared.webhooks, endpointQuota: env.WEBHOOK_ENDPOINT_QUOTA },
+    http: { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
+    auth: {
+      jwtSecret: env.JWT_SECRET,
+      jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,
+      apiKeyQuota: env.API_KEY_QUOTA,
+      apiKeyCacheTtlMs: env.API_KEY_CACHE_TTL_MS,
+      signingSecretOverlapHours: env.SIGNING_SECRET_OVERLAP_HOURS,
+    },
+    limits: {
+      authBodyBytes: env.AUTH_BODY_LIMIT_BYTES,
+      contentBodyBytes: env.CONTENT_BODY_LIMIT_BYTES,
+      waitMaxSeconds: env.WAIT_MAX_SECONDS,
+      registerPerIpPerHour: env.RATE_LIMIT_REGISTER_PER_IP_PER_HOUR,
+      loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,
+      loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
+      contentPerKeyPerMinute: env.RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE,
+    },
+    loadShedding: {
+      maxEventLoopDelayMs: env.SHED_LOAD_EVENT_LOOP_DELAY_MS,
+      maxEventLoopUtilization: env.SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE / 1000,
+    },
+  };
+});
 
 export type ApiConfig = z.output<typeof apiConfigFromEnv>;

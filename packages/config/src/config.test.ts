@@ -33,6 +33,32 @@ describe('loadApiConfig', () => {
     expect(config.auth.apiKeyQuota).toBe(7);
   });
 
+  it('reads where outgoing webhooks may go: strict by default, hosts and CIDRs as listed', () => {
+    expect(loadApiConfig({ JWT_SECRET: SECRET }).webhooks).toEqual({
+      allowHttp: false,
+      allowedPrivateHosts: [],
+      endpointQuota: 20,
+    });
+    const config = loadApiConfig({
+      JWT_SECRET: SECRET,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_PRIVATE_HOSTS: ' 127.0.0.1, ::1 ,10.0.0.0/8,receiver.internal,',
+    });
+    expect(config.webhooks.allowHttp).toBe(true);
+    expect(config.webhooks.allowedPrivateHosts).toEqual([
+      '127.0.0.1',
+      '::1',
+      '10.0.0.0/8',
+      'receiver.internal',
+    ]);
+    expect(() =>
+      loadApiConfig({ JWT_SECRET: SECRET, WEBHOOK_ALLOWED_PRIVATE_HOSTS: '10.0.0.0/99' }),
+    ).toThrow(/WEBHOOK_ALLOWED_PRIVATE_HOSTS/);
+    expect(() =>
+      loadApiConfig({ JWT_SECRET: SECRET, WEBHOOK_ALLOWED_PRIVATE_HOSTS: 'http://x/' }),
+    ).toThrow(ConfigError);
+  });
+
   it('lists every problem in one error', () => {
     let error: unknown;
     try {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
-import { envInteger, envLogLevel, envUrl } from './env-fields.js';
+import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
+import { envBoolean, envInteger, envLogLevel, envUrl } from './env-fields.js';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -38,6 +39,25 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   EVENT_LOG_RETENTION_DAYS: envInteger(30, { min: 0, max: 100 * 365 }),
   /** Where partitions are archived before they are dropped; unset: dropped unarchived. */
   EVENT_LOG_ARCHIVE_DIR: z.string().trim().min(1).optional(),
+  /** Outgoing webhooks to plain http URLs: for local development and tests only. */
+  WEBHOOK_ALLOW_HTTP: envBoolean(false),
+  /**
+   * Hosts, addresses and CIDRs (comma-separated) that outgoing webhooks may reach although
+   * private or loopback: receivers inside a deployment, and the tests'. Default: none.
+   */
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .refine(
+      (entries) => entries.every(isAllowedPrivateEntry),
+      'must be host names, IP addresses or CIDRs, separated by commas',
+    ),
 });
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
@@ -67,6 +87,10 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
       interval: env.EVENT_LOG_PARTITION,
       retentionDays: env.EVENT_LOG_RETENTION_DAYS,
       archiveDir: env.EVENT_LOG_ARCHIVE_DIR ?? null,
+    },
+    webhooks: {
+      allowHttp: env.WEBHOOK_ALLOW_HTTP,
+      allowedPrivateHosts: env.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
     },
   };
 }

@@ -1,0 +1,12 @@
+// Outgoing webhooks: where they may go (the SSRF guard) and, in the worker, how each
+// delivery attempt is made.
+export {
+  addressRefusal,
+  allowedPrivateOf,
+  checkEndpointUrl,
+  isAllowedPrivateEntry,
+  targetPolicyOf,
+  type AllowedPrivate,
+  type TargetPolicy,
+  type UrlCheck,
+} from './target-policy.js';
