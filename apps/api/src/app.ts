@@ -21,6 +21,7 @@ import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { strictQueryPlugin } from './plugins/strict-query.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
+import { endpointRoutes } from './routes/endpoints/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { contentRoutes } from './routes/content/index.js';
 import { healthRoutes } from './routes/health/index.js';
@@ -84,6 +85,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(openapiPlugin);
   await app.register(authRoutes, { prefix: '/api/auth', deps });
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
+  await app.register(endpointRoutes, { prefix: '/api/webhooks/endpoints', deps });
   await app.register(contentRoutes, { prefix: '/api/webhooks/content', deps });
   await app.register(readRoutes, { prefix: '/api', deps });
   await app.register(adminRoutes, { prefix: '/api/admin', deps });

@@ -25,5 +25,6 @@ export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';
 export * from './admin-storage.js';
+export * from './webhook-endpoints.js';
 export { failed, succeeded, type Result } from './result.js';
 export { receiptPath } from './paths.js';

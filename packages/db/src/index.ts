@@ -2,7 +2,11 @@ export { createDatabase, type Database, type DatabaseOptions } from './client.js
 export { checkDatabase } from './reachability.js';
 export { uniqueViolationOf, violatesUniqueColumn, type UniqueViolation } from './errors.js';
 export { Prisma, PrismaClient } from './generated/prisma/client.js';
-export type { AccountModel as Account, ApiKeyModel as ApiKey } from './generated/prisma/models.js';
+export type {
+  AccountModel as Account,
+  ApiKeyModel as ApiKey,
+  WebhookEndpointModel as WebhookEndpoint,
+} from './generated/prisma/models.js';
 export { databaseFailureOf, postgresCodeOf, type DatabaseFailure } from './failures.js';
 export {
   createGroupCommit,

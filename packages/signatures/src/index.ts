@@ -1,6 +1,11 @@
 // Standard Webhooks (https://www.standardwebhooks.com) on both sides: publishers sign
 // their calls with their key's secret, and the service signs what it delivers.
-export { generateSigningSecret, SECRET_PREFIX } from './secrets.js';
+export {
+  generateSigningSecret,
+  rotateSecret,
+  SECRET_PREFIX,
+  type RotatedSecret,
+} from './secrets.js';
 export {
   checkRequestSignature,
   SIGNATURE_HEADERS,

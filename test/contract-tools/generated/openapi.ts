@@ -115,6 +115,60 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/webhooks/endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the caller's webhook endpoints, newest first (never their secrets) */
+    get: operations['listEndpoints'];
+    put?: never;
+    /** Register a webhook endpoint; its signing secret is shown in this response only */
+    post: operations['createEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhooks/endpoints/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read one webhook endpoint, with why and since when it is disabled */
+    get: operations['getEndpoint'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint; nothing more is delivered to it */
+    delete: operations['deleteEndpoint'];
+    options?: never;
+    head?: never;
+    /** Change a webhook endpoint's url, event types, description or enabled state */
+    patch: operations['updateEndpoint'];
+    trace?: never;
+  };
+  '/api/webhooks/endpoints/{id}/secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Give a webhook endpoint a new signing secret, shown in this response only; deliveries also carry the old one's signature until previousSecretExpiresAt */
+    post: operations['rotateEndpointSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/webhooks/content': {
     parameters: {
       query?: never;
@@ -534,6 +588,21 @@ export interface components {
             tags?: string[];
           };
         };
+    EndpointCreateRequestInput: {
+      /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
+      url: string;
+      /** @description The event types to deliver (default: all of them) */
+      events?: ('article.created' | 'article.updated' | 'article.deleted' | 'highlight.created')[];
+      description?: string;
+    };
+    EndpointUpdateRequestInput: {
+      /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
+      url?: string;
+      events?: ('article.created' | 'article.updated' | 'article.deleted' | 'highlight.created')[];
+      description?: string | null;
+      /** @description false pauses deliveries; true resumes them, also after the service disabled the endpoint */
+      enabled?: boolean;
+    };
     Problem: {
       type: string;
       title: string;
@@ -562,6 +631,7 @@ export interface components {
         | 'EMAIL_TAKEN'
         | 'HANDLE_TAKEN'
         | 'KEY_QUOTA_EXCEEDED'
+        | 'ENDPOINT_QUOTA_EXCEEDED'
         | 'SLUG_TAKEN'
         | 'EVENT_NOT_RETRYABLE'
         | 'IDEMPOTENCY_KEY_IN_USE'
@@ -978,6 +1048,51 @@ export interface components {
       /** @description Partitions past the retention period kept because events in them are unfinished */
       held: components['schemas']['HeldPartition'][];
     };
+    Endpoint: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      description: string | null;
+      enabled: boolean;
+      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
+      disabledReason: string | null;
+      disabledAt: string | null;
+      /** @description The first failed attempt since the last success; null while deliveries succeed */
+      failingSince: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    EndpointCreated: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      description: string | null;
+      enabled: boolean;
+      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
+      disabledReason: string | null;
+      disabledAt: string | null;
+      /** @description The first failed attempt since the last success; null while deliveries succeed */
+      failingSince: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      secret: string;
+    };
+    EndpointList: {
+      items: components['schemas']['Endpoint'][];
+    };
+    EndpointSecretRotated: {
+      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      secret: string;
+      /** @description Until when deliveries are also signed with the previous secret (null when the overlap is 0), so a receiver can switch without refusing one */
+      previousSecretExpiresAt: string | null;
+    };
     Readiness: {
       /** @enum {string} */
       status: 'ok' | 'unavailable';
@@ -1085,7 +1200,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -1610,7 +1725,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
@@ -2069,6 +2184,725 @@ export interface operations {
       };
     };
   };
+  listEndpoints: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The caller's endpoints */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EndpointList'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EndpointCreateRequestInput'];
+      };
+    };
+    responses: {
+      /** @description Created: the endpoint and its secret, shown this once */
+      201: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EndpointCreated'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      409: {
+        headers: {
+          /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Endpoint'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EndpointUpdateRequestInput'];
+      };
+    };
+    responses: {
+      /** @description The endpoint as it now is */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Endpoint'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rotateEndpointSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new secret, shown this once */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EndpointSecretRotated'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (overloaded, or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listReceipts: {
     parameters: {
       query?: {
@@ -2343,7 +3177,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -3995,7 +4829,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */

@@ -23,6 +23,14 @@ export const GROUPS = {
     'POST /api/webhooks/api-keys/{id}/signing-secret',
     'DELETE /api/webhooks/api-keys/{id}',
   ],
+  endpoints: [
+    'POST /api/webhooks/endpoints',
+    'GET /api/webhooks/endpoints',
+    'GET /api/webhooks/endpoints/{id}',
+    'PATCH /api/webhooks/endpoints/{id}',
+    'POST /api/webhooks/endpoints/{id}/secret',
+    'DELETE /api/webhooks/endpoints/{id}',
+  ],
   content: [
     'POST /api/webhooks/content',
     'GET /api/webhooks/content',

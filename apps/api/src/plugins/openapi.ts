@@ -194,6 +194,11 @@ export const openapiPlugin = fp(
         tags: [
           { name: 'auth', description: 'Accounts and bearer tokens' },
           { name: 'api-keys', description: 'Scoped API keys' },
+          {
+            name: 'endpoints',
+            description:
+              'Outgoing webhooks: where content changes are delivered (Standard Webhooks)',
+          },
           { name: 'content', description: 'Publishing events and reading their receipts' },
           { name: 'reads', description: 'Public reads of the content' },
           { name: 'admin', description: 'Operators only' },

@@ -1,7 +1,7 @@
 import { AppError, type ApiKeyCreateRequest, type ApiKeyUpdateRequest } from '@ingest/contracts';
 import type { ApiKey } from '@ingest/db';
 import { HOUR_MS } from '@ingest/domain';
-import { generateSigningSecret } from '@ingest/signatures';
+import { generateSigningSecret, rotateSecret } from '@ingest/signatures';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
 import { displayPrefixOf, generateApiKey, hashApiKey } from './api-key-format.js';
@@ -78,28 +78,26 @@ export async function updateApiKey(
   });
 }
 
-/**
- * Gives the key a new signing secret. The one it replaces keeps verifying for
- * SIGNING_SECRET_OVERLAP_HOURS, so a sender can switch without a refused call; a
- * rotation during an overlap ends the older one's at once (two secrets at most).
- */
+/** Gives the key a new signing secret; the one it replaces verifies for the overlap. */
 export async function rotateSigningSecret(
   deps: Deps,
   accountId: string,
   id: string,
 ): Promise<{ apiKey: ApiKey; signingSecret: string }> {
   const current = await ownKey(deps, accountId, id);
-  const signingSecret = generateSigningSecret();
-  const overlapMs = deps.config.auth.signingSecretOverlapHours * HOUR_MS;
+  const rotated = rotateSecret(
+    current.signingSecret,
+    deps.config.auth.signingSecretOverlapHours * HOUR_MS,
+  );
   const apiKey = await deps.db.prisma.apiKey.update({
     where: { id },
     data: {
-      signingSecret,
-      previousSigningSecret: overlapMs > 0 ? current.signingSecret : null,
-      previousSecretExpiresAt: overlapMs > 0 ? new Date(Date.now() + overlapMs) : null,
+      signingSecret: rotated.secret,
+      previousSigningSecret: rotated.previousSecret,
+      previousSecretExpiresAt: rotated.previousSecretExpiresAt,
     },
   });
-  return { apiKey, signingSecret };
+  return { apiKey, signingSecret: rotated.secret };
 }
 
 /**

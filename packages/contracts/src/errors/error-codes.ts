@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   EMAIL_TAKEN: { status: 409, title: 'The email is already registered' },
   HANDLE_TAKEN: { status: 409, title: 'The handle is already taken' },
   KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
+  ENDPOINT_QUOTA_EXCEEDED: { status: 409, title: 'Too many webhook endpoints' },
   SLUG_TAKEN: { status: 409, title: 'The slug is already taken' },
   EVENT_NOT_RETRYABLE: { status: 409, title: 'Only failed events can be retried' },
   IDEMPOTENCY_KEY_IN_USE: {

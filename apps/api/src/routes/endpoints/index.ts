@@ -1,0 +1,151 @@
+import {
+  EndpointCreatedSchema,
+  EndpointCreateRequestSchema,
+  EndpointIdParamsSchema,
+  EndpointListSchema,
+  EndpointSchema,
+  EndpointSecretRotatedSchema,
+  EndpointUpdateRequestSchema,
+} from '@ingest/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ApiDeps } from '../../deps.js';
+import { principalOf } from '../../plugins/authentication.js';
+import { empty, json, problems } from '../../plugins/openapi-responses.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from '../../services/webhook-endpoints.js';
+import { presentEndpoint } from './present-endpoint.js';
+
+/** /api/webhooks/endpoints: where an account's content changes are delivered, managed with its bearer token. */
+export const endpointRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
+  app.addHook('onRequest', app.requireAccount);
+  const security = [{ bearerAuth: [] }];
+  const tags = ['endpoints'];
+  const bodyLimit = deps.config.limits.authBodyBytes;
+
+  app.post(
+    '',
+    {
+      bodyLimit,
+      schema: {
+        operationId: 'createEndpoint',
+        summary: 'Register a webhook endpoint; its signing secret is shown in this response only',
+        tags,
+        security,
+        body: EndpointCreateRequestSchema,
+        response: {
+          201: json(EndpointCreatedSchema, 'Created: the endpoint and its secret, shown this once'),
+          ...problems(409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const endpoint = await createEndpoint(deps, principalOf(request).accountId, request.body);
+      return reply.code(201).send({ ...presentEndpoint(endpoint), secret: endpoint.secret });
+    },
+  );
+
+  app.get(
+    '',
+    {
+      schema: {
+        operationId: 'listEndpoints',
+        summary: "List the caller's webhook endpoints, newest first (never their secrets)",
+        tags,
+        security,
+        response: { 200: json(EndpointListSchema, "The caller's endpoints") },
+      },
+    },
+    async (request) => {
+      const endpoints = await listEndpoints(deps, principalOf(request).accountId);
+      return { items: endpoints.map(presentEndpoint) };
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      schema: {
+        operationId: 'getEndpoint',
+        summary: 'Read one webhook endpoint, with why and since when it is disabled',
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        response: { 200: json(EndpointSchema, 'The endpoint'), ...problems(404) },
+      },
+    },
+    async (request) =>
+      presentEndpoint(await getEndpoint(deps, principalOf(request).accountId, request.params.id)),
+  );
+
+  app.patch(
+    '/:id',
+    {
+      bodyLimit,
+      schema: {
+        operationId: 'updateEndpoint',
+        summary: "Change a webhook endpoint's url, event types, description or enabled state",
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        body: EndpointUpdateRequestSchema,
+        response: { 200: json(EndpointSchema, 'The endpoint as it now is'), ...problems(404) },
+      },
+    },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      return presentEndpoint(
+        await updateEndpoint(deps, accountId, request.params.id, request.body),
+      );
+    },
+  );
+
+  app.post(
+    '/:id/secret',
+    {
+      schema: {
+        operationId: 'rotateEndpointSecret',
+        summary:
+          "Give a webhook endpoint a new signing secret, shown in this response only; deliveries also carry the old one's signature until previousSecretExpiresAt",
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        response: {
+          200: json(EndpointSecretRotatedSchema, 'The new secret, shown this once'),
+          ...problems(404),
+        },
+      },
+    },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      const { endpoint, secret } = await rotateEndpointSecret(deps, accountId, request.params.id);
+      return {
+        secret,
+        previousSecretExpiresAt: endpoint.previousSecretExpiresAt?.toISOString() ?? null,
+      };
+    },
+  );
+
+  app.delete(
+    '/:id',
+    {
+      schema: {
+        operationId: 'deleteEndpoint',
+        summary: 'Delete a webhook endpoint; nothing more is delivered to it',
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        response: { 204: empty('Deleted'), ...problems(404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteEndpoint(deps, principalOf(request).accountId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

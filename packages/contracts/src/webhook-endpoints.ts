@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { storableText, trimmedText } from './safe-text.js';
+
+/** What outgoing webhooks tell subscribers: one type for each kind of applied change. */
+export const OUTGOING_EVENT_TYPES = [
+  'article.created',
+  'article.updated',
+  'article.deleted',
+  'highlight.created',
+] as const;
+export type OutgoingEventType = (typeof OUTGOING_EVENT_TYPES)[number];
+
+const OutgoingEventTypeSchema = z.enum(OUTGOING_EVENT_TYPES, {
+  error: () => `must be one of: ${OUTGOING_EVENT_TYPES.join(', ')}`,
+});
+
+/** Longer URLs are refused: some receivers and proxies refuse them anyway. */
+export const ENDPOINT_URL_MAX_LENGTH = 2048;
+
+const EndpointUrlSchema = storableText(1, ENDPOINT_URL_MAX_LENGTH).meta({
+  description:
+    'Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address',
+});
+
+// Duplicates are folded, as for an API key's scopes: naming a type twice is harmless.
+const EventTypesSchema = z
+  .array(OutgoingEventTypeSchema)
+  .min(1, 'must name at least one event type')
+  .max(OUTGOING_EVENT_TYPES.length * 4)
+  .transform((types) => [...new Set(types)]);
+
+export const EndpointCreateRequestSchema = z
+  .strictObject({
+    url: EndpointUrlSchema,
+    events: EventTypesSchema.optional().meta({
+      description: 'The event types to deliver (default: all of them)',
+    }),
+    description: trimmedText(0, 500).optional(),
+  })
+  .meta({ id: 'EndpointCreateRequest' });
+export type EndpointCreateRequest = z.infer<typeof EndpointCreateRequestSchema>;
+
+export const EndpointUpdateRequestSchema = z
+  .strictObject({
+    url: EndpointUrlSchema.optional(),
+    events: EventTypesSchema.optional(),
+    description: trimmedText(0, 500).nullable().optional(),
+    enabled: z.boolean().optional().meta({
+      description:
+        'false pauses deliveries; true resumes them, also after the service disabled the endpoint',
+    }),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'must change at least one field')
+  .meta({ id: 'EndpointUpdateRequest' });
+export type EndpointUpdateRequest = z.infer<typeof EndpointUpdateRequestSchema>;
+
+const EndpointFields = {
+  id: z.uuid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable().meta({
+    description:
+      'Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner',
+  }),
+  disabledAt: z.iso.datetime().nullable(),
+  failingSince: z.iso.datetime().nullable().meta({
+    description: 'The first failed attempt since the last success; null while deliveries succeed',
+  }),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+};
+
+export const EndpointSchema = z.object(EndpointFields).meta({ id: 'Endpoint' });
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+const EndpointSecretSchema = z.string().meta({
+  description:
+    "The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only",
+});
+
+export const EndpointCreatedSchema = z
+  .object({ ...EndpointFields, secret: EndpointSecretSchema })
+  .meta({ id: 'EndpointCreated' });
+export type EndpointCreated = z.infer<typeof EndpointCreatedSchema>;
+
+export const EndpointListSchema = z
+  .object({ items: z.array(EndpointSchema) })
+  .meta({ id: 'EndpointList' });
+export type EndpointList = z.infer<typeof EndpointListSchema>;
+
+export const EndpointIdParamsSchema = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
+
+export const EndpointSecretRotatedSchema = z
+  .object({
+    secret: EndpointSecretSchema,
+    previousSecretExpiresAt: z.iso.datetime().nullable().meta({
+      description:
+        'Until when deliveries are also signed with the previous secret (null when the overlap is 0), so a receiver can switch without refusing one',
+    }),
+  })
+  .meta({ id: 'EndpointSecretRotated' });
+export type EndpointSecretRotated = z.infer<typeof EndpointSecretRotatedSchema>;
