@@ -11,6 +11,7 @@ import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
 import { describeLoad, ms } from '../support/format.js';
 import {
   fillHistory,
+  settleAfterFill,
   HISTORY_DAYS,
   seedRecent,
   type FillReport,
@@ -216,6 +217,10 @@ export async function measureHistory(env: BenchEnvironment, result: HistoryResul
     env.log(`history: ${events.toLocaleString('en-US')} events over ${HISTORY_DAYS} days`);
     result.fill = await fillHistory(env.db, events, liveFromMs, owners, (line) => env.log(line));
     env.log(`history: filled in ${result.fill.seconds.toFixed(0)} s`);
+    result.fill.settleSeconds = await settleAfterFill(env.db);
+    env.log(
+      `history: settled (checkpoint, autovacuum) in ${result.fill.settleSeconds.toFixed(0)} s`,
+    );
 
     env.log(`history: the log with ${events.toLocaleString('en-US')} events`);
     result.history = await measureLog(ctx, 'history', latencyRate);

@@ -170,7 +170,11 @@ function fillNotes(result: HistoryResult, fill: FillReport): string[] {
     `Fill: ${fill.seconds.toFixed(0)} s in all; each day loaded into a table of its own ` +
       `(rows, one attempt per event that was queued, VACUUM ANALYZE), then attached. Slowest ` +
       `day: ${slowest?.day ?? 'n/a'}, load ${slowest?.loadSeconds.toFixed(1) ?? '?'} s + ` +
-      `attach ${slowest?.attachSeconds.toFixed(1) ?? '?'} s.`,
+      `attach ${slowest?.attachSeconds.toFixed(1) ?? '?'} s.` +
+      (fill.settleSeconds === undefined
+        ? ''
+        : ` Then a CHECKPOINT and the autovacuum workers were waited for ` +
+          `(${fill.settleSeconds.toFixed(0)} s) before the history's figures were taken.`),
   ];
 }
 
