@@ -13,3 +13,4 @@ export {
   type SignatureCheck,
   type SignatureRefusal,
 } from './verify-request.js';
+export { signDelivery } from './sign-delivery.js';

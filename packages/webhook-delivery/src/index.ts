@@ -10,3 +10,10 @@ export {
   type TargetPolicy,
   type UrlCheck,
 } from './target-policy.js';
+export {
+  sendAttempt,
+  type AttemptLimits,
+  type AttemptOutcome,
+  type AttemptRequest,
+  type Resolver,
+} from './send-attempt.js';

@@ -69,7 +69,7 @@ const RANGE_NAMES: Record<string, string> = {
 
 function isAllowedPrivate(address: Address, host: string | undefined, policy: TargetPolicy) {
   const { hosts, ranges } = policy.allowedPrivate;
-  if (host !== undefined && hosts.has(host.toLowerCase())) return true;
+  if (host !== undefined && hosts.has(host.toLowerCase().replace(/\.$/, ''))) return true;
   return ranges.some(
     ([range, bits]) => range.kind() === address.kind() && address.match(range, bits),
   );
@@ -127,7 +127,8 @@ export function checkEndpointUrl(raw: string, policy: TargetPolicy): UrlCheck {
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'must not hold a user name or password' };
   }
-  const host = url.hostname.toLowerCase();
+  // A trailing dot names the same host ("localhost." is localhost).
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const literal = literalAddressOf(host);
   if (literal !== undefined) {
     const refusal = addressRefusal(literal, policy, host);
