@@ -1,5 +1,6 @@
 // Outgoing webhook endpoints, fuzzed and held to the document: registration with URLs
-// the target policy takes and refuses, reads, changes, secret rotation and deletion,
+// the target policy takes and refuses, reads, changes, secret rotation, pings, the
+// deliveries list, resends and deletion,
 // with another account's endpoint among the ids.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe } from 'vitest';
@@ -63,6 +64,17 @@ beforeAll(async () => {
   );
   const others = await create(other.token, 'not yours');
   const adjustableIds = fc.constantFrom(...adjustable, others);
+  // Deliveries to resend: pings of the adjustable endpoints (no worker takes them here).
+  const pinged = await Promise.all(
+    adjustable.map(async (id) => {
+      const response = await api.app.inject({
+        method: 'POST',
+        url: `/api/webhooks/endpoints/${id}/test`,
+        headers: bearer(publisher.token),
+      });
+      return response.json<{ id: string }>().id;
+    }),
+  );
 
   profiles['POST /api/webhooks/endpoints'] = { body: endpointBody };
   profiles['GET /api/webhooks/endpoints/{id}'] = { pathValues: { id: adjustableIds } };
@@ -79,6 +91,11 @@ beforeAll(async () => {
     ),
   };
   profiles['POST /api/webhooks/endpoints/{id}/secret'] = { pathValues: { id: adjustableIds } };
+  profiles['POST /api/webhooks/endpoints/{id}/test'] = { pathValues: { id: adjustableIds } };
+  profiles['GET /api/webhooks/endpoints/{id}/deliveries'] = { pathValues: { id: adjustableIds } };
+  profiles['POST /api/webhooks/endpoints/{id}/deliveries/{deliveryId}/resend'] = {
+    pathValues: { id: adjustableIds, deliveryId: fc.constantFrom(...pinged) },
+  };
   profiles['DELETE /api/webhooks/endpoints/{id}'] = {
     pathValues: { id: fc.constantFrom(...deletable, others) },
   };

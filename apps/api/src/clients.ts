@@ -1,7 +1,7 @@
 import type { ApiConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue } from '@ingest/queue';
+import type { ContentQueue, DeliveryQueue } from '@ingest/queue';
 import type { Redis } from 'ioredis';
 
 /**
@@ -15,5 +15,7 @@ export interface ApiClients {
   redis: Redis;
   /** The content-events queue, on a fail-fast connection of its own. */
   queue: ContentQueue;
+  /** The webhook-deliveries queue (test pings, resends), on the same connection. */
+  deliveryQueue: DeliveryQueue;
   logger: Logger;
 }

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '@ingest/logger';
 import {
   connectRedis,
   createContentQueue,
+  createDeliveryQueue,
   createMinuteCounter,
   warnUnlessNoEviction,
 } from '@ingest/queue';
@@ -62,8 +63,12 @@ export async function createApiRuntime(
     skipWaitingForReady: true,
   });
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis.keyPrefix, {
+    skipWaitingForReady: true,
+  });
+  deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 
-  const clients = { config, db, redis, queue, logger };
+  const clients = { config, db, redis, queue, deliveryQueue, logger };
   const metrics = createApiMetrics(clients);
   const deps: ApiDeps = {
     ...clients,
@@ -89,6 +94,7 @@ export async function createApiRuntime(
     await deps.waiter.close();
     await options.beforeDisconnect?.(deps);
     await queue.close();
+    await deliveryQueue.close();
     await db.close();
     await Promise.all([quitRedis(queueConnection), quitRedis(redis)]);
   }

@@ -14,7 +14,10 @@ await exitUnlessServicesAnswer('worker', [
 ]);
 const { deps, httpAddress, close } = await createWorkerRuntime(config);
 const { logger } = deps;
-logger.info({ concurrency: config.worker.concurrency, http: httpAddress }, 'worker ready');
+logger.info(
+  { queues: config.worker.queues, concurrency: config.worker.concurrency, http: httpAddress },
+  'worker ready',
+);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -13,10 +13,15 @@ import {
   createContentQueue,
   createMinuteCounter,
   createRedisConnection,
+  DELIVERIES_QUEUE,
+  DELIVERY_BACKOFF,
+  retryDelayMs,
   warnUnlessNoEviction,
   type ContentJobData,
+  type DeliveryJobData,
 } from '@ingest/queue';
 import { Worker } from 'bullmq';
+import { createDeliveryJobProcessor } from './deliveries/deliver-job.js';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './event-job.js';
 import { buildWorkerHttpServer } from './http-server.js';
@@ -41,8 +46,8 @@ export type WorkerClosed = 'closed' | 'abandoned';
 
 export interface WorkerRuntime {
   deps: WorkerDeps;
-  /** The BullMQ consumer, already taking jobs. */
-  worker: Worker<ContentJobData>;
+  /** The BullMQ consumers of the queues in WORKER_QUEUES, already taking jobs. */
+  consumers: Array<Worker<ContentJobData> | Worker<DeliveryJobData>>;
   /** Where the HTTP port (health, /metrics) listens, e.g. `http://127.0.0.1:9464`. */
   httpAddress: string;
   /**
@@ -61,6 +66,11 @@ export async function createWorkerRuntime(
   const db = createDatabase(config.database);
   const queueConnection = createRedisConnection(config.redis.url, 'worker', `${name}-queue`);
   const workerConnection = createRedisConnection(config.redis.url, 'worker', name);
+  const deliveryConnection = createRedisConnection(
+    config.redis.url,
+    'worker',
+    `${name}-deliveries`,
+  );
   await warnUnlessNoEviction(queueConnection, logger);
   const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
@@ -75,26 +85,44 @@ export async function createWorkerRuntime(
     logger,
   };
 
-  const processEventJob = createEventJobProcessor(deps, () =>
-    worker.rateLimit(config.worker.databaseOutagePauseMs),
+  const { queues } = config.worker;
+  const processEventJob = createEventJobProcessor(deps, async () =>
+    contentWorker?.rateLimit(config.worker.databaseOutagePauseMs),
   );
-  const worker: Worker<ContentJobData> = new Worker<ContentJobData>(
-    CONTENT_EVENTS_QUEUE,
-    processEventJob,
-    {
-      connection: workerConnection,
-      prefix: bullPrefix(config.redis.keyPrefix),
-      concurrency: config.worker.concurrency,
-      lockDuration: config.worker.lockDurationMs,
-      stalledInterval: config.worker.lockDurationMs,
-      // A job whose worker died is handed to another after its lock lapses; BullMQ's
-      // default of 1 would fail it for good after a second such death. The outbox
-      // reconciler retries any that still end up failed this way.
-      maxStalledCount: 5,
-    },
-  );
+  const contentWorker = queues.includes('content')
+    ? new Worker<ContentJobData>(CONTENT_EVENTS_QUEUE, processEventJob, {
+        connection: workerConnection,
+        prefix: bullPrefix(config.redis.keyPrefix),
+        concurrency: config.worker.concurrency,
+        lockDuration: config.worker.lockDurationMs,
+        stalledInterval: config.worker.lockDurationMs,
+        // A job whose worker died is handed to another after its lock lapses; BullMQ's
+        // default of 1 would fail it for good after a second such death. The outbox
+        // reconciler retries any that still end up failed this way.
+        maxStalledCount: 5,
+      })
+    : undefined;
+  const { retryScheduleMs } = config.webhooks;
+  const deliveryWorker = queues.includes('deliveries')
+    ? new Worker<DeliveryJobData>(DELIVERIES_QUEUE, createDeliveryJobProcessor(deps), {
+        connection: deliveryConnection,
+        prefix: bullPrefix(config.redis.keyPrefix),
+        concurrency: config.worker.deliveryConcurrency,
+        lockDuration: config.worker.lockDurationMs,
+        stalledInterval: config.worker.lockDurationMs,
+        maxStalledCount: 5,
+        settings: {
+          // The retry schedule (WEBHOOK_RETRY_SCHEDULE): BullMQ counts attempts made.
+          backoffStrategy: (attemptsMade: number, type?: string) =>
+            type === DELIVERY_BACKOFF ? retryDelayMs(retryScheduleMs, attemptsMade) : 0,
+        },
+      })
+    : undefined;
+  const consumers = [contentWorker, deliveryWorker].filter((w) => w !== undefined);
   // Connection errors repeat while Redis is away; BullMQ reconnects by itself.
-  worker.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+  for (const consumer of consumers) {
+    consumer.on('error', (error) => logger.warn({ err: error }, 'worker error'));
+  }
   const maintenance = startMaintenanceLoop(deps);
   const { archiveDir } = config.eventLog;
   const partitionUpkeep = startPartitionUpkeep(
@@ -112,13 +140,13 @@ export async function createWorkerRuntime(
     await httpServer.close();
     await queue.close();
     await db.close();
-    await Promise.all([queueConnection.quit(), workerConnection.quit()]);
+    await Promise.all([queueConnection.quit(), workerConnection.quit(), deliveryConnection.quit()]);
   }
 
   async function closeInOrder(graceMs: number): Promise<WorkerClosed> {
     const grace = new AbortController();
     const finished = await Promise.race([
-      worker.close().then(() => true),
+      Promise.all(consumers.map((consumer) => consumer.close())).then(() => true),
       sleep(graceMs, false, { signal: grace.signal }).catch(() => false),
     ]);
     grace.abort(); // a pending grace timer would keep the process alive after a clean close
@@ -137,7 +165,7 @@ export async function createWorkerRuntime(
     httpAddress = await httpServer.listen({ host: config.http.host, port: config.http.port });
   } catch (error) {
     // No runtime to hand back, so nobody else could close what is open already.
-    await worker.close();
+    await Promise.all(consumers.map((consumer) => consumer.close()));
     await closeTheRest();
     throw error;
   }
@@ -145,7 +173,7 @@ export async function createWorkerRuntime(
   let closed: Promise<WorkerClosed> | undefined;
   return {
     deps,
-    worker,
+    consumers,
     httpAddress,
     close: (graceMs = config.worker.shutdownGraceMs) => (closed ??= closeInOrder(graceMs)),
   };

@@ -34,7 +34,7 @@ describe('loadApiConfig', () => {
   });
 
   it('reads where outgoing webhooks may go: strict by default, hosts and CIDRs as listed', () => {
-    expect(loadApiConfig({ JWT_SECRET: SECRET }).webhooks).toEqual({
+    expect(loadApiConfig({ JWT_SECRET: SECRET }).webhooks).toMatchObject({
       allowHttp: false,
       allowedPrivateHosts: [],
       endpointQuota: 20,

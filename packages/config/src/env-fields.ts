@@ -38,3 +38,37 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export const envLogLevel = z.enum(LOG_LEVELS).default('info');
+
+const DURATION_UNITS_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+const DURATION = /^(\d+)(ms|s|m|h|d)?$/;
+
+/**
+ * A comma-separated list of durations, each a whole number with a unit (`ms`, `s`, `m`,
+ * `h`, `d`; none: milliseconds), as milliseconds: `0,5s,5m` is [0, 5000, 300000].
+ */
+export const envDurations = (fallback: string, bounds: { minItems: number; maxItems: number }) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((value) => value.split(',').map((item) => item.trim()))
+    .refine(
+      (items) => items.every((item) => DURATION.test(item)),
+      'must be durations separated by commas, such as 0,5s,5m,2h',
+    )
+    .transform((items) =>
+      items.map((item) => {
+        const [, amount, unit] = DURATION.exec(item) ?? [];
+        return Number(amount) * (DURATION_UNITS_MS[unit ?? 'ms'] ?? 1);
+      }),
+    )
+    .refine(
+      (durations) => durations.length >= bounds.minItems && durations.length <= bounds.maxItems,
+      `must list ${bounds.minItems} to ${bounds.maxItems} durations`,
+    );

@@ -5,7 +5,7 @@ import { workerConfigFromEnv, type WorkerConfig } from './worker-config.js';
 
 export { ConfigError, loadConfigOrExit, redactUrlPassword, type Env } from './load-config.js';
 export type { ApiConfig } from './api-config.js';
-export type { WorkerConfig } from './worker-config.js';
+export { WORKER_QUEUE_NAMES, type WorkerConfig, type WorkerQueueName } from './worker-config.js';
 export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, type SharedConfig } from './shared-env.js';
 export { LOG_LEVELS, type LogLevel } from './env-fields.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
 import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
-import { envBoolean, envInteger, envLogLevel, envUrl } from './env-fields.js';
+import { envBoolean, envDurations, envInteger, envLogLevel, envUrl } from './env-fields.js';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -58,6 +58,17 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
       (entries) => entries.every(isAllowedPrivateEntry),
       'must be host names, IP addresses or CIDRs, separated by commas',
     ),
+  /**
+   * When each attempt of a delivery is made, counted from the one before: the first at
+   * once, then Svix's schedule (about 27 hours in all). Its length is the number of attempts.
+   */
+  WEBHOOK_RETRY_SCHEDULE: envDurations('0,5s,5m,30m,2h,5h,10h,10h', { minItems: 1, maxItems: 50 }),
+  /** How long one delivery attempt may take, connection to the end of the answer. */
+  WEBHOOK_TIMEOUT_MS: envInteger(15_000, { min: 100, max: 120_000 }),
+  /** How much of a receiver's answer is read and kept. */
+  WEBHOOK_RESPONSE_MAX_BYTES: envInteger(64 * 1024, { min: 0, max: 1024 * 1024 }),
+  /** An endpoint failing this long without one success is disabled. */
+  WEBHOOK_DISABLE_AFTER_DAYS: envInteger(5, { min: 1, max: 365 }),
 });
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
@@ -91,6 +102,10 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
     webhooks: {
       allowHttp: env.WEBHOOK_ALLOW_HTTP,
       allowedPrivateHosts: env.WEBHOOK_ALLOWED_PRIVATE_HOSTS,
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      responseMaxBytes: env.WEBHOOK_RESPONSE_MAX_BYTES,
+      disableAfterDays: env.WEBHOOK_DISABLE_AFTER_DAYS,
     },
   };
 }

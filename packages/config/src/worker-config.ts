@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { envInteger } from './env-fields.js';
 import { SharedEnvSchema, sharedSettings } from './shared-env.js';
 
+/** The queues a worker process can consume: content events, and webhook deliveries. */
+export const WORKER_QUEUE_NAMES = ['content', 'deliveries'] as const;
+export type WorkerQueueName = (typeof WORKER_QUEUE_NAMES)[number];
+
 const WorkerEnvSchema = SharedEnvSchema.extend({
   WORKER_CONCURRENCY: envInteger(256, { min: 1, max: 1_000 }),
   /** How often the outbox reconciler looks for recorded events that never reached Redis. */
@@ -19,6 +23,18 @@ const WorkerEnvSchema = SharedEnvSchema.extend({
   /** The worker's own HTTP port: health probes and /metrics (0: any free port). */
   WORKER_HTTP_HOST: z.string().trim().min(1).default('127.0.0.1'),
   WORKER_HTTP_PORT: envInteger(9464, { min: 0, max: 65535 }),
+  /** Deliveries one worker process makes at once: each mostly waits on a receiver. */
+  WORKER_DELIVERY_CONCURRENCY: envInteger(64, { min: 1, max: 1_000 }),
+  /** Which queues this process consumes, so content work and deliveries can scale apart. */
+  WORKER_QUEUES: z
+    .string()
+    .default('content,deliveries')
+    .transform((value) => [...new Set(value.split(',').map((name) => name.trim()))])
+    .pipe(
+      z
+        .array(z.enum(WORKER_QUEUE_NAMES, { error: 'must list content, deliveries or both' }))
+        .min(1),
+    ),
 });
 
 export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
@@ -31,6 +47,8 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE_MS,
     databaseOutagePauseMs: env.DATABASE_OUTAGE_PAUSE_MS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
+    queues: env.WORKER_QUEUES,
+    deliveryConcurrency: env.WORKER_DELIVERY_CONCURRENCY,
   },
   http: { host: env.WORKER_HTTP_HOST, port: env.WORKER_HTTP_PORT },
 }));

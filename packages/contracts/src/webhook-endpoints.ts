@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageQueryFields, pageOf } from './pagination.js';
 import { storableText, trimmedText } from './safe-text.js';
 
 /** What outgoing webhooks tell subscribers: one type for each kind of applied change. */
@@ -102,3 +103,49 @@ export const EndpointSecretRotatedSchema = z
   })
   .meta({ id: 'EndpointSecretRotated' });
 export type EndpointSecretRotated = z.infer<typeof EndpointSecretRotatedSchema>;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export const DeliverySchema = z
+  .object({
+    id: z.uuid(),
+    messageId: z.string().meta({ description: 'The `webhook-id` of every attempt of it' }),
+    endpointId: z.uuid(),
+    type: z.string().meta({ description: 'The outgoing event type, or `ping`' }),
+    status: z.enum(DELIVERY_STATUSES).meta({
+      description:
+        'pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled',
+    }),
+    attempts: z.int(),
+    nextAttemptAt: z.iso.datetime().nullable(),
+    responseStatus: z.int().nullable().meta({ description: "The last answer's status" }),
+    latencyMs: z.int().nullable().meta({ description: 'How long the last attempt took' }),
+    responseBody: z.string().nullable().meta({
+      description: "The start of the last answer's body (at most 1,000 characters)",
+    }),
+    error: z.string().nullable().meta({
+      description:
+        'Why the last attempt got no answer (a refused address, a timeout, a connection error) or why the delivery ended',
+    }),
+    createdAt: z.iso.datetime(),
+    finishedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Delivery' });
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+export const DeliveryListSchema = pageOf(DeliverySchema).meta({ id: 'DeliveryList' });
+export type DeliveryList = z.infer<typeof DeliveryListSchema>;
+
+export const DeliveryListQuerySchema = z.strictObject(PageQueryFields);
+export type DeliveryListQuery = z.infer<typeof DeliveryListQuerySchema>;
+
+export const DeliveryParamsSchema = z.object({
+  id: z.uuid({ error: 'must be a UUID' }),
+  deliveryId: z.uuid({ error: 'must be a UUID' }),
+});
+
+/** A message's `webhook-id`: its id, marked as one (`msg_...`), the same on every attempt. */
+export const webhookIdOf = (messageId: string): string => `msg_${messageId}`;
+
+/** How much of an answer's body a delivery shows (the worker reads up to WEBHOOK_RESPONSE_MAX_BYTES). */
+export const DELIVERY_RESPONSE_SHOWN_CHARS = 1_000;

@@ -22,3 +22,14 @@ export {
   readMinuteCounts,
   type MinuteCounter,
 } from './throughput-counters.js';
+export {
+  createDeliveryQueue,
+  DELIVERIES_QUEUE,
+  DELIVERY_BACKOFF,
+  DeliveryJobDataSchema,
+  enqueueDeliveries,
+  retryDelayMs,
+  type DeliveryJobData,
+  type DeliveryPolicy,
+  type DeliveryQueue,
+} from './delivery-queue.js';

@@ -30,6 +30,9 @@ export const GROUPS = {
     'PATCH /api/webhooks/endpoints/{id}',
     'POST /api/webhooks/endpoints/{id}/secret',
     'DELETE /api/webhooks/endpoints/{id}',
+    'POST /api/webhooks/endpoints/{id}/test',
+    'GET /api/webhooks/endpoints/{id}/deliveries',
+    'POST /api/webhooks/endpoints/{id}/deliveries/{deliveryId}/resend',
   ],
   content: [
     'POST /api/webhooks/content',

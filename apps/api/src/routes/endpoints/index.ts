@@ -1,4 +1,8 @@
 import {
+  DeliveryListQuerySchema,
+  DeliveryListSchema,
+  DeliveryParamsSchema,
+  DeliverySchema,
   EndpointCreatedSchema,
   EndpointCreateRequestSchema,
   EndpointIdParamsSchema,
@@ -19,6 +23,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
 } from '../../services/webhook-endpoints.js';
+import { listDeliveries, pingEndpoint, resendDelivery } from '../../services/webhook-deliveries.js';
 import { presentEndpoint } from './present-endpoint.js';
 
 /** /api/webhooks/endpoints: where an account's content changes are delivered, managed with its bearer token. */
@@ -146,6 +151,71 @@ export const endpointRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (a
     async (request, reply) => {
       await deleteEndpoint(deps, principalOf(request).accountId, request.params.id);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/:id/test',
+    {
+      schema: {
+        operationId: 'pingEndpoint',
+        summary:
+          'Send the endpoint a signed `ping`, delivered and retried like any message; answers the delivery, queued',
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        response: {
+          202: json(DeliverySchema, 'Queued: the delivery, to follow in the deliveries list'),
+          ...problems(404, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      return reply.code(202).send(await pingEndpoint(deps, accountId, request.params.id));
+    },
+  );
+
+  app.get(
+    '/:id/deliveries',
+    {
+      schema: {
+        operationId: 'listDeliveries',
+        summary:
+          "An endpoint's deliveries, newest first: status, attempts, the last answer's status, latency and start of its body",
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        querystring: DeliveryListQuerySchema,
+        response: { 200: json(DeliveryListSchema, 'A page of deliveries'), ...problems(404) },
+      },
+    },
+    async (request) => {
+      const { accountId } = principalOf(request);
+      return listDeliveries(deps, accountId, request.params.id, request.query);
+    },
+  );
+
+  app.post(
+    '/:id/deliveries/:deliveryId/resend',
+    {
+      schema: {
+        operationId: 'resendDelivery',
+        summary:
+          'Deliver a message to the endpoint again (the same webhook-id), with a fresh schedule of attempts',
+        tags,
+        security,
+        params: DeliveryParamsSchema,
+        response: {
+          202: json(DeliverySchema, 'Queued: the new delivery'),
+          ...problems(404, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      const { id, deliveryId } = request.params;
+      return reply.code(202).send(await resendDelivery(deps, accountId, id, deliveryId));
     },
   );
 };

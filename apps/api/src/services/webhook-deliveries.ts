@@ -1,0 +1,119 @@
+import { AppError, type DeliveryListQuery } from '@ingest/contracts';
+import type { Prisma } from '@ingest/db';
+import { enqueueDeliveries } from '@ingest/queue';
+import { v7 as uuidv7 } from 'uuid';
+import type { ApiDeps } from '../deps.js';
+import { rowsAfter, toPage } from './pagination.js';
+import { getEndpoint } from './webhook-endpoints.js';
+import { presentDelivery, type DeliveryRow } from './present-delivery.js';
+
+type Deps = Pick<ApiDeps, 'db' | 'config' | 'deliveryQueue' | 'logger'>;
+
+const DELIVERY_FIELDS = {
+  id: true,
+  messageId: true,
+  endpointId: true,
+  status: true,
+  attempts: true,
+  nextAttemptAt: true,
+  responseStatus: true,
+  latencyMs: true,
+  responseBody: true,
+  error: true,
+  createdAt: true,
+  finishedAt: true,
+  message: { select: { type: true } },
+} as const satisfies Prisma.WebhookDeliverySelect;
+
+/**
+ * Queues the deliveries just recorded. Redis refusing is answered as 503: the rows stay
+ * pending, and a resend (or the reconciler, once deliveries have one) queues them again.
+ */
+async function queueDeliveries(deps: Deps, ids: string[]): Promise<void> {
+  const { webhooks, jobs } = deps.config;
+  try {
+    await enqueueDeliveries(deps.deliveryQueue, ids, {
+      retryScheduleMs: webhooks.retryScheduleMs,
+      keepCompletedSeconds: jobs.keepCompletedSeconds,
+      keepFailedSeconds: jobs.keepFailedSeconds,
+    });
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'could not queue webhook deliveries');
+    throw new AppError('UNAVAILABLE', 'The delivery queue is unavailable; try again shortly', {
+      headers: { 'retry-after': '5' },
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Sends the endpoint a `ping`: a message of its own, delivered like any other (signed,
+ * retried on the schedule), so a subscriber can check its receiver end to end. An
+ * endpoint that is disabled is pinged too: that is how its owner checks it is back.
+ */
+export async function pingEndpoint(deps: Deps, accountId: string, endpointId: string) {
+  const endpoint = await getEndpoint(deps, accountId, endpointId);
+  const messageId = uuidv7();
+  const deliveryId = uuidv7();
+  const body = JSON.stringify({
+    type: 'ping',
+    timestamp: new Date().toISOString(),
+    data: { endpointId: endpoint.id, url: endpoint.url },
+  });
+  const delivery = await deps.db.prisma.$transaction(async (tx) => {
+    await tx.webhookMessage.create({ data: { id: messageId, accountId, type: 'ping', body } });
+    return tx.webhookDelivery.create({
+      data: { id: deliveryId, messageId, endpointId: endpoint.id, nextAttemptAt: new Date() },
+      select: DELIVERY_FIELDS,
+    });
+  });
+  await queueDeliveries(deps, [deliveryId]);
+  return presentDelivery(delivery);
+}
+
+/** An endpoint's deliveries, newest first, a page at a time. */
+export async function listDeliveries(
+  deps: Deps,
+  accountId: string,
+  endpointId: string,
+  query: DeliveryListQuery,
+) {
+  await getEndpoint(deps, accountId, endpointId);
+  const rows: DeliveryRow[] = await deps.db.prisma.webhookDelivery.findMany({
+    where: { endpointId, ...rowsAfter(query.cursor, 'createdAt') },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: query.limit + 1,
+    select: DELIVERY_FIELDS,
+  });
+  return toPage(rows, query.limit, (row) => row.createdAt, presentDelivery);
+}
+
+/**
+ * Delivers a message to the endpoint again, whatever became of it before: a new delivery
+ * of the same message (the same `webhook-id`, so a receiver that has it can drop it),
+ * with a fresh schedule of attempts.
+ */
+export async function resendDelivery(
+  deps: Deps,
+  accountId: string,
+  endpointId: string,
+  deliveryId: string,
+) {
+  await getEndpoint(deps, accountId, endpointId);
+  const previous = await deps.db.prisma.webhookDelivery.findFirst({
+    where: { id: deliveryId, endpointId },
+    select: { messageId: true },
+  });
+  if (previous === null) throw new AppError('NOT_FOUND', 'No delivery with this id');
+  const delivery = await deps.db.prisma.webhookDelivery.create({
+    data: {
+      id: uuidv7(),
+      messageId: previous.messageId,
+      endpointId,
+      nextAttemptAt: new Date(),
+    },
+    select: DELIVERY_FIELDS,
+  });
+  await queueDeliveries(deps, [delivery.id]);
+  return presentDelivery(delivery);
+}

@@ -1,0 +1,101 @@
+import type { WorkerConfig } from '@ingest/config';
+import { webhookIdOf } from '@ingest/contracts';
+import type { Database } from '@ingest/db';
+import { DAY_MS } from '@ingest/domain';
+import type { Logger } from '@ingest/logger';
+import { retryDelayMs, type DeliveryJobData } from '@ingest/queue';
+import { signDelivery } from '@ingest/signatures';
+import { sendAttempt, targetPolicyOf } from '@ingest/webhook-delivery';
+import type { Job } from 'bullmq';
+import { describeOutcome, verdictOf } from './delivery-verdict.js';
+import { recordAttempt } from './record-attempt.js';
+
+/** Receivers see who calls them. */
+export const DELIVERY_USER_AGENT = 'ingest-webhooks/1.0 (+Standard Webhooks)';
+
+export interface DeliveryDeps {
+  config: Pick<WorkerConfig, 'webhooks'>;
+  db: Database;
+  logger: Logger;
+}
+
+/** The secrets a delivery is signed with: the endpoint's, and a rotated-out one while it overlaps. */
+function secretsOf(
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+  now: Date,
+): string[] {
+  const { previousSecret, previousSecretExpiresAt } = endpoint;
+  const overlapping =
+    previousSecret !== null && previousSecretExpiresAt !== null && previousSecretExpiresAt > now;
+  return overlapping ? [endpoint.secret, previousSecret] : [endpoint.secret];
+}
+
+/**
+ * One delivery job: one attempt at sending a message to an endpoint. The delivery row is
+ * the record; the job only says which one is due. A failed attempt throws, so that BullMQ
+ * makes the next one after the schedule's wait (the worker's backoff strategy); one that
+ * ends the delivery (a success, a 410, the last attempt) returns. A worker that dies
+ * mid-attempt leaves the job to be taken again: a receiver may get a message twice, with
+ * the same webhook-id (at least once).
+ */
+export function createDeliveryJobProcessor(deps: DeliveryDeps) {
+  const { webhooks } = deps.config;
+  const policy = targetPolicyOf(webhooks);
+  const limits = { timeoutMs: webhooks.timeoutMs, maxResponseBytes: webhooks.responseMaxBytes };
+
+  return async (job: Job<DeliveryJobData>): Promise<void> => {
+    const delivery = await deps.db.prisma.webhookDelivery.findUnique({
+      where: { id: job.data.deliveryId },
+      include: { message: true, endpoint: true },
+    });
+    // Gone with its endpoint (deleted), or already finished (a job run twice).
+    if (delivery === null || delivery.status !== 'pending') return;
+    const { endpoint, message } = delivery;
+    if (!endpoint.enabled) {
+      await deps.db.prisma.webhookDelivery.update({
+        where: { id: delivery.id },
+        data: { status: 'failed', error: 'the endpoint is disabled', finishedAt: new Date() },
+      });
+      return;
+    }
+
+    const now = new Date();
+    const headers = {
+      ...signDelivery(
+        { id: webhookIdOf(message.id), body: message.body },
+        secretsOf(endpoint, now),
+        now,
+      ),
+      'content-type': 'application/json',
+      'user-agent': DELIVERY_USER_AGENT,
+    };
+    const outcome = await sendAttempt(
+      { url: endpoint.url, body: message.body, headers },
+      policy,
+      limits,
+    );
+    const verdict = verdictOf(outcome);
+    const attempt = job.attemptsMade + 1;
+    const last = attempt >= (job.opts.attempts ?? 1);
+    const at = new Date();
+    const disabled = await recordAttempt(deps.db, {
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      outcome,
+      verdict,
+      nextAttemptAt:
+        verdict === 'retry' && !last
+          ? new Date(at.getTime() + retryDelayMs(webhooks.retryScheduleMs, attempt))
+          : null,
+      disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
+      at,
+    });
+    if (disabled) {
+      deps.logger.warn(
+        { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
+        'webhook endpoint disabled',
+      );
+    }
+    if (verdict === 'retry' && !last && !disabled) throw new Error(describeOutcome(outcome));
+  };
+}
