@@ -119,13 +119,14 @@ async function readWindow(deps: Deps, query: Query, window: IdWindow) {
 }
 
 /**
- * The payload matches among the newest PAYLOAD_PROBE_ROWS events that meet the other
- * filters. Those events are a prefix of the search's order, so if more than a page of
- * them match, the first page is theirs, exactly: no window, no clock margin involved.
+ * The payload matches among the newest PAYLOAD_PROBE_ROWS events, with ids in `window`,
+ * that meet the other filters. Those events are a prefix of the search's order within the
+ * window, so the first page is theirs when more than a page of them match and the page is
+ * settled for the window (pageSettled), as for any window of the newest-first walk.
  */
-async function probePayload(deps: Deps, query: Query) {
+async function probePayload(deps: Deps, query: Query, window: IdWindow) {
   const { payload, ...others } = query.filters;
-  const where = matching({ ...query, filters: others }, {});
+  const where = matching({ ...query, filters: others }, window);
   return deps.db.prisma.$queryRaw<OperatorEventRow[]>`
     SELECT ${OPERATOR_EVENT_COLUMNS}
     FROM (SELECT * FROM webhook_logs WHERE ${where} ${newestFirstSql}
@@ -145,9 +146,10 @@ const earliest = (...moments: Array<number | undefined>) => {
  * Filters served by a newest-first index (none, status, event, account, key, time) stop
  * reading as soon as a page is found, which is usually in the newest partition: they read
  * through id windows, newest first (newest-first.ts), so the older partitions are not
- * even planned. Slug and payload filters are served by GIN indexes, which find every
- * match at once and leave the sorting to the end: windows would only add queries, so
- * they read the log in one query.
+ * even planned. A payload search probes the newest window's newest events first. Slug
+ * searches, and payload values too rare for the probe, are served by GIN indexes, which
+ * find every match at once and leave the sorting to the end: windows would only add
+ * queries, so they read the log in one query.
  */
 export async function searchEvents(deps: Deps, query: EventSearchQuery) {
   const { limit, cursor, ...filters } = query;
@@ -157,11 +159,6 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
     toPage(rows, limit, (row) => row.receivedAt, presentOperatorEvent);
 
   if (filters.slug !== undefined) return page(await readWindow(deps, search, {}));
-  if (filters.payload !== undefined) {
-    const found = await probePayload(deps, search);
-    // Too few matches among the newest events: the value is rare, and the index finds it.
-    return page(found.length > limit ? found : await readWindow(deps, search, {}));
-  }
 
   const toMs = filters.to === undefined ? undefined : new Date(filters.to).getTime();
   const upperMs = earliest(toMs, after?.at.getTime());
@@ -171,6 +168,16 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
     upperMs === undefined ? undefined : upperMs + CLOCK_MARGIN_MS,
     filters.from === undefined ? undefined : new Date(filters.from).getTime() - CLOCK_MARGIN_MS,
   );
+  if (filters.payload !== undefined) {
+    // The newest events of the newest window only: read across every partition, the
+    // probe paid for each one's index even when the newest period held the page.
+    const [newest = {}] = windows;
+    const found = await probePayload(deps, search, newest);
+    if (found.length > limit && pageSettled(found, limit, newest.fromMs)) return page(found);
+    // Too few matches among the newest events: the value is rare, and the index finds it.
+    return page(await readWindow(deps, search, {}));
+  }
+
   let rows: OperatorEventRow[] = [];
   for (const window of windows) {
     rows = [...rows, ...(await readWindow(deps, search, window))]
