@@ -30,6 +30,7 @@ const WEBHOOK_ENV = {
 
 let api: TestApi;
 let worker: WorkerProcess;
+let workerUrl: string;
 beforeAll(async () => {
   receiver = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -56,6 +57,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     WORKER_QUEUES: 'deliveries',
   });
+  workerUrl = JSON.parse(await worker.waitForLine(/worker ready/)).http as string;
 });
 afterAll(async () => {
   await worker?.stop();
@@ -307,6 +309,42 @@ describe('secrets and resends', () => {
       await call(owner, 'POST', `/${otherEndpoint}/deliveries/${delivery.id}/resend`),
       404,
       'NOT_FOUND',
+    );
+  });
+});
+
+describe("the worker's metrics", () => {
+  /** A series' value in the worker's /metrics, 0 when it is not there yet. */
+  async function series(name: string, label: string): Promise<number> {
+    const text = await (await fetch(`${workerUrl}/metrics`)).text();
+    // Every series also carries app="worker", after its own labels.
+    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
+    return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  }
+
+  it('count attempts by outcome, time them, and count the endpoints disabled', async () => {
+    const account = await registerAccount(api);
+    scripts.set('/counted', [{ status: 200 }]);
+    scripts.set('/counted-gone', [{ status: 410 }]);
+    const before = {
+      succeeded: await series('ingest_webhook_attempts_total', 'outcome="succeeded"'),
+      gone: await series('ingest_webhook_attempts_total', 'outcome="gone"'),
+      timed: await series('ingest_webhook_attempt_seconds_count', 'outcome="succeeded"'),
+      disabled: await series('ingest_webhook_endpoints_disabled_total', 'reason="gone"'),
+    };
+    const ok = await endpointFor(account, '/counted');
+    const gone = await endpointFor(account, '/counted-gone');
+    await finished(account, ok.id, (await ping(account, ok.id)).id);
+    await finished(account, gone.id, (await ping(account, gone.id)).id);
+    expect(await series('ingest_webhook_attempts_total', 'outcome="succeeded"')).toBe(
+      before.succeeded + 1,
+    );
+    expect(await series('ingest_webhook_attempts_total', 'outcome="gone"')).toBe(before.gone + 1);
+    expect(await series('ingest_webhook_attempt_seconds_count', 'outcome="succeeded"')).toBe(
+      before.timed + 1,
+    );
+    expect(await series('ingest_webhook_endpoints_disabled_total', 'reason="gone"')).toBe(
+      before.disabled + 1,
     );
   });
 });

@@ -18,6 +18,9 @@ export interface WorkerMetrics {
   jobsProcessed: Counter<'event' | 'outcome'>;
   processingSeconds: Histogram<'event'>;
   lagSeconds: Histogram<'event'>;
+  deliveryAttempts: Counter<'outcome'>;
+  deliverySeconds: Histogram<'outcome'>;
+  endpointsDisabled: Counter<'reason'>;
 }
 
 export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
@@ -43,6 +46,25 @@ export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
       help: 'From the API accepting an event (or an operator replaying it) to its change being committed, by event',
       labelNames: ['event'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    deliveryAttempts: new Counter({
+      name: 'ingest_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (succeeded, gone: a 410, failed: another status, no_answer, refused: the target policy)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    deliverySeconds: new Histogram({
+      name: 'ingest_webhook_attempt_seconds',
+      help: 'How long a webhook delivery attempt took, resolution to the end of the answer, by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
+      registers: [registry],
+    }),
+    endpointsDisabled: new Counter({
+      name: 'ingest_webhook_endpoints_disabled_total',
+      help: 'Webhook endpoints the service disabled, by reason (gone: a 410, failing: no success for WEBHOOK_DISABLE_AFTER_DAYS)',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -7,7 +7,8 @@ import { retryDelayMs, type DeliveryJobData } from '@ingest/queue';
 import { signDelivery } from '@ingest/signatures';
 import { sendAttempt, targetPolicyOf } from '@ingest/webhook-delivery';
 import type { Job } from 'bullmq';
-import { describeOutcome, verdictOf } from './delivery-verdict.js';
+import type { WorkerMetrics } from '../metrics.js';
+import { attemptLabelOf, describeOutcome, verdictOf } from './delivery-verdict.js';
 import { recordAttempt } from './record-attempt.js';
 
 /** Receivers see who calls them. */
@@ -17,6 +18,7 @@ export interface DeliveryDeps {
   config: Pick<WorkerConfig, 'webhooks'>;
   db: Database;
   logger: Logger;
+  metrics: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliverySeconds' | 'endpointsDisabled'>;
 }
 
 /** The secrets a delivery is signed with: the endpoint's, and a rotated-out one while it overlaps. */
@@ -75,6 +77,9 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
       limits,
     );
     const verdict = verdictOf(outcome);
+    const label = attemptLabelOf(outcome);
+    deps.metrics.deliveryAttempts.inc({ outcome: label });
+    deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
     const attempt = job.attemptsMade + 1;
     const last = attempt >= (job.opts.attempts ?? 1);
     const at = new Date();
@@ -91,6 +96,7 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
       at,
     });
     if (disabled) {
+      deps.metrics.endpointsDisabled.inc({ reason: verdict === 'gone' ? 'gone' : 'failing' });
       deps.logger.warn(
         { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
         'webhook endpoint disabled',

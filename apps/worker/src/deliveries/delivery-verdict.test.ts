@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeOutcome, verdictOf } from './delivery-verdict.js';
+import { attemptLabelOf, describeOutcome, verdictOf } from './delivery-verdict.js';
 
 const answered = (status: number, truncated = false) =>
   ({ kind: 'answered', status, body: '', truncated, latencyMs: 3 }) as const;
@@ -22,5 +22,15 @@ describe('verdictOf', () => {
     expect(
       describeOutcome({ kind: 'refused', reason: 'x is a private address', latencyMs: 0 }),
     ).toBe('refused: x is a private address');
+  });
+});
+
+describe('attemptLabelOf', () => {
+  it('labels an attempt for the metrics', () => {
+    expect(attemptLabelOf(answered(204))).toBe('succeeded');
+    expect(attemptLabelOf(answered(410))).toBe('gone');
+    expect(attemptLabelOf(answered(302))).toBe('failed');
+    expect(attemptLabelOf({ kind: 'failed', reason: 'timeout', latencyMs: 1 })).toBe('no_answer');
+    expect(attemptLabelOf({ kind: 'refused', reason: 'loopback', latencyMs: 0 })).toBe('refused');
   });
 });

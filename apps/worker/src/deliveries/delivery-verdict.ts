@@ -20,3 +20,13 @@ export function describeOutcome(outcome: AttemptOutcome): string {
   }
   return outcome.kind === 'refused' ? `refused: ${outcome.reason}` : outcome.reason;
 }
+
+/** The `outcome` label of an attempt in the delivery metrics. */
+export type AttemptLabel = 'succeeded' | 'gone' | 'failed' | 'no_answer' | 'refused';
+
+export function attemptLabelOf(outcome: AttemptOutcome): AttemptLabel {
+  if (outcome.kind === 'refused') return 'refused';
+  if (outcome.kind === 'failed') return 'no_answer';
+  const verdict = verdictOf(outcome);
+  return verdict === 'retry' ? 'failed' : verdict;
+}
