@@ -25,6 +25,9 @@ export function isAllowedPrivateEntry(entry: string): boolean {
   return ipaddr.isValidCIDR(entry) || ipaddr.isValid(entry) || HOST_NAME.test(entry);
 }
 
+/** A host name as compared: lower case, without the trailing dot that names the same host. */
+const hostKey = (host: string): string => host.toLowerCase().replace(/\.$/, '');
+
 const HOST_NAME =
   /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
@@ -37,7 +40,7 @@ export function allowedPrivateOf(entries: readonly string[]): AllowedPrivate {
     else if (ipaddr.isValid(entry)) {
       const address = ipaddr.parse(entry);
       ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
-    } else hosts.add(entry.toLowerCase());
+    } else hosts.add(hostKey(entry));
   }
   return { hosts, ranges };
 }
@@ -69,7 +72,7 @@ const RANGE_NAMES: Record<string, string> = {
 
 function isAllowedPrivate(address: Address, host: string | undefined, policy: TargetPolicy) {
   const { hosts, ranges } = policy.allowedPrivate;
-  if (host !== undefined && hosts.has(host.toLowerCase().replace(/\.$/, ''))) return true;
+  if (host !== undefined && hosts.has(hostKey(host))) return true;
   return ranges.some(
     ([range, bits]) => range.kind() === address.kind() && address.match(range, bits),
   );
@@ -127,8 +130,7 @@ export function checkEndpointUrl(raw: string, policy: TargetPolicy): UrlCheck {
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'must not hold a user name or password' };
   }
-  // A trailing dot names the same host ("localhost." is localhost).
-  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  const host = hostKey(url.hostname);
   const literal = literalAddressOf(host);
   if (literal !== undefined) {
     const refusal = addressRefusal(literal, policy, host);

@@ -4,6 +4,7 @@ import { HOUR_MS } from '@ingest/domain';
 import { generateSigningSecret, rotateSecret } from '@ingest/signatures';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
+import { holdWithinQuota } from './account-quota.js';
 import { displayPrefixOf, generateApiKey, hashApiKey } from './api-key-format.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'config'>;
@@ -26,17 +27,18 @@ export async function createApiKey(
 ): Promise<{ apiKey: ApiKey; key: string }> {
   const key = generateApiKey();
   const apiKey = await deps.db.prisma.$transaction(async (tx) => {
-    // Locking the account row makes concurrent creations count one after another, so
-    // the quota cannot be overrun by a burst.
-    await tx.$executeRaw`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
-    const active = await tx.apiKey.count({ where: activeKeysOf(accountId, new Date()) });
     const quota = deps.config.auth.apiKeyQuota;
-    if (active >= quota) {
-      throw new AppError(
-        'KEY_QUOTA_EXCEEDED',
-        `An account may hold ${quota} active keys; revoke one before creating another`,
-      );
-    }
+    await holdWithinQuota(
+      tx,
+      accountId,
+      quota,
+      () => tx.apiKey.count({ where: activeKeysOf(accountId, new Date()) }),
+      () =>
+        new AppError(
+          'KEY_QUOTA_EXCEEDED',
+          `An account may hold ${quota} active keys; revoke one before creating another`,
+        ),
+    );
     return tx.apiKey.create({
       data: {
         id: uuidv7(),

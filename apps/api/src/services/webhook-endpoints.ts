@@ -10,6 +10,7 @@ import { generateSigningSecret, rotateSecret } from '@ingest/signatures';
 import { checkEndpointUrl, targetPolicyOf } from '@ingest/webhook-delivery';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
+import { holdWithinQuota } from './account-quota.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'config'>;
 
@@ -35,16 +36,18 @@ export async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const url = acceptedUrl(deps, input.url);
   return deps.db.prisma.$transaction(async (tx) => {
-    // As for API keys: the account row's lock counts concurrent creations one by one.
-    await tx.$executeRaw`SELECT 1 FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
-    const held = await tx.webhookEndpoint.count({ where: { accountId } });
     const quota = deps.config.webhooks.endpointQuota;
-    if (held >= quota) {
-      throw new AppError(
-        'ENDPOINT_QUOTA_EXCEEDED',
-        `An account may hold ${quota} webhook endpoints; delete one before creating another`,
-      );
-    }
+    await holdWithinQuota(
+      tx,
+      accountId,
+      quota,
+      () => tx.webhookEndpoint.count({ where: { accountId } }),
+      () =>
+        new AppError(
+          'ENDPOINT_QUOTA_EXCEEDED',
+          `An account may hold ${quota} webhook endpoints; delete one before creating another`,
+        ),
+    );
     return tx.webhookEndpoint.create({
       data: {
         id: uuidv7(),
