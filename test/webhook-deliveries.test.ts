@@ -1,25 +1,15 @@
 // Outgoing webhooks delivered by a real worker process to real HTTP receivers on
 // loopback (allowed through WEBHOOK_ALLOWED_PRIVATE_HOSTS), every delivery checked with
 // the standardwebhooks package's own Webhook.verify.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, registerAccount, type RegisteredAccount } from './support/accounts.js';
 import { expectProblem } from './support/problems.js';
+import { startReceivers, type Receivers } from './support/receivers.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** Receivers by path: each answers as its script says, one entry per request (the last repeats). */
-const scripts = new Map<string, Array<{ status: number; body?: string; delayMs?: number }>>();
-const received: Received[] = [];
-let receiver: Server;
+let receivers: Receivers;
 let base: string;
 
 const WEBHOOK_ENV = {
@@ -32,21 +22,8 @@ let api: TestApi;
 let worker: WorkerProcess;
 let workerUrl: string;
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      received.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString() });
-      const script = scripts.get(path) ?? [{ status: 404 }];
-      const step = script.length > 1 ? script.shift() : script[0];
-      setTimeout(() => {
-        if (!response.destroyed) response.writeHead(step?.status ?? 200).end(step?.body ?? '');
-      }, step?.delayMs ?? 0);
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receivers = await startReceivers();
+  base = receivers.base;
   // The API lets owners register localhost; the worker does not deliver there (below).
   api = await startTestApi({
     ...WEBHOOK_ENV,
@@ -62,8 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await api?.close();
-  receiver?.closeAllConnections();
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receivers?.close();
 });
 
 const call = (account: RegisteredAccount, method: 'GET' | 'POST', path: string, payload?: object) =>
@@ -116,12 +92,12 @@ async function ping(account: RegisteredAccount, endpointId: string) {
   return response.json<DeliveryView>();
 }
 
-const deliveredTo = (path: string) => received.filter((r) => r.path === path);
+const deliveredTo = (path: string) => receivers.receivedAt(path);
 
 describe('a ping', () => {
   it('is delivered signed, verified by the reference verifier, and recorded with its answer', async () => {
     const account = await registerAccount(api);
-    scripts.set('/ok', [{ status: 200, body: 'thanks' }]);
+    receivers.script('/ok', [{ status: 200, body: 'thanks' }]);
     const { id, secret } = await endpointFor(account, '/ok');
     const queued = await ping(account, id);
     expect(queued).toMatchObject({
@@ -158,7 +134,7 @@ describe('a ping', () => {
 describe('failed attempts', () => {
   it('retries after a 500, with the same webhook-id, until the receiver takes it', async () => {
     const account = await registerAccount(api);
-    scripts.set('/flaky', [{ status: 500, body: 'down' }, { status: 503 }, { status: 204 }]);
+    receivers.script('/flaky', [{ status: 500, body: 'down' }, { status: 503 }, { status: 204 }]);
     const { id } = await endpointFor(account, '/flaky');
     const queued = await ping(account, id);
     expect(await finished(account, id, queued.id)).toMatchObject({
@@ -177,7 +153,7 @@ describe('failed attempts', () => {
 
   it('gives up after the last attempt of the schedule when the receiver never answers in time', async () => {
     const account = await registerAccount(api);
-    scripts.set('/slow', [{ status: 200, delayMs: 2_000 }]);
+    receivers.script('/slow', [{ status: 200, delayMs: 2_000 }]);
     const { id } = await endpointFor(account, '/slow');
     const queued = await ping(account, id);
     expect(await finished(account, id, queued.id)).toMatchObject({
@@ -194,7 +170,7 @@ describe('failed attempts', () => {
 
   it('disables the endpoint on a 410, and says why and since when', async () => {
     const account = await registerAccount(api);
-    scripts.set('/gone', [{ status: 410 }]);
+    receivers.script('/gone', [{ status: 410 }]);
     const { id } = await endpointFor(account, '/gone');
     const queued = await ping(account, id);
     expect(await finished(account, id, queued.id)).toMatchObject({
@@ -220,7 +196,7 @@ describe('failed attempts', () => {
 
   it('disables an endpoint whose deliveries have failed for longer than WEBHOOK_DISABLE_AFTER_DAYS', async () => {
     const account = await registerAccount(api);
-    scripts.set('/failing', [{ status: 500 }]);
+    receivers.script('/failing', [{ status: 500 }]);
     const { id } = await endpointFor(account, '/failing');
     const since = new Date(Date.now() - 6 * 86_400_000);
     await api.deps.db.prisma.webhookEndpoint.update({
@@ -253,7 +229,7 @@ describe('failed attempts', () => {
 describe('secrets and resends', () => {
   it('signs with both secrets while a rotation overlaps', async () => {
     const account = await registerAccount(api);
-    scripts.set('/rotating', [{ status: 200 }]);
+    receivers.script('/rotating', [{ status: 200 }]);
     const { id, secret: before } = await endpointFor(account, '/rotating');
     const { secret: after } = (await call(account, 'POST', `/${id}/secret`)).json<{
       secret: string;
@@ -273,7 +249,7 @@ describe('secrets and resends', () => {
 
   it('resends a message as a new delivery with the same webhook-id', async () => {
     const account = await registerAccount(api);
-    scripts.set('/again', [{ status: 200 }]);
+    receivers.script('/again', [{ status: 200 }]);
     const { id } = await endpointFor(account, '/again');
     const first = await ping(account, id);
     await finished(account, id, first.id);
@@ -293,7 +269,7 @@ describe('secrets and resends', () => {
   it("answers another account's endpoint and deliveries as missing ones", async () => {
     const owner = await registerAccount(api);
     const stranger = await registerAccount(api);
-    scripts.set('/private', [{ status: 200 }]);
+    receivers.script('/private', [{ status: 200 }]);
     const { id } = await endpointFor(owner, '/private');
     const delivery = await ping(owner, id);
     expectProblem(await call(stranger, 'POST', `/${id}/test`), 404, 'NOT_FOUND');
@@ -324,8 +300,8 @@ describe("the worker's metrics", () => {
 
   it('count attempts by outcome, time them, and count the endpoints disabled', async () => {
     const account = await registerAccount(api);
-    scripts.set('/counted', [{ status: 200 }]);
-    scripts.set('/counted-gone', [{ status: 410 }]);
+    receivers.script('/counted', [{ status: 200 }]);
+    receivers.script('/counted-gone', [{ status: 410 }]);
     const before = {
       succeeded: await series('ingest_webhook_attempts_total', 'outcome="succeeded"'),
       gone: await series('ingest_webhook_attempts_total', 'outcome="gone"'),

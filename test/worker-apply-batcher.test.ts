@@ -6,7 +6,7 @@ import { loadWorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { claimEvents, recordDuplicate, type Claim } from '@ingest/event-log';
 import { createLogger } from '@ingest/logger';
-import { createContentQueue } from '@ingest/queue';
+import { createContentQueue, createDeliveryQueue } from '@ingest/queue';
 import { createApplyBatcher } from '@ingest/worker/apply-batcher';
 import { createWaker } from '@ingest/worker/order-wake';
 import { createCategoryCache, routeEvent } from '@ingest/worker/processors';
@@ -41,6 +41,7 @@ describe('the apply batcher', () => {
       schemas: createEventSchemas(config.content),
       logger,
       queue: createContentQueue(api.deps.redis, config.redis.keyPrefix),
+      deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis.keyPrefix),
       categoryCache: createCategoryCache(),
     };
     const batcher = createApplyBatcher(deps, createWaker(deps));

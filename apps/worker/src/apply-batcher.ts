@@ -8,6 +8,7 @@ import {
   type EventRow,
 } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
+import { deliveryPolicyOf, enqueueDeliveries } from '@ingest/queue';
 import {
   failureOf,
   roundsOf,
@@ -19,6 +20,7 @@ import {
   type RoutedFollower,
   type RunCaps,
 } from './apply-plan.js';
+import { recordMessages } from './deliveries/record-messages.js';
 import type { WorkerDeps } from './deps.js';
 import type { Waker } from './order-wake.js';
 import {
@@ -86,9 +88,16 @@ const TRANSACTION_TIMEOUT_MS = MINUTE_MS;
  * own job, so it fails (or is retried) exactly as it would alone. A head that failed is
  * applied alone, its own job records the failure, and the others go together again
  * (settleBatch in apply-plan.ts).
+ *
+ * Each applied change that an endpoint subscribes to leaves a message and its deliveries
+ * in the same transaction (the outbox of outgoing webhooks); they are queued once it has
+ * committed.
  */
 export function createApplyBatcher(
-  deps: Pick<WorkerDeps, 'db' | 'config' | 'schemas' | 'logger' | 'categoryCache'>,
+  deps: Pick<
+    WorkerDeps,
+    'db' | 'config' | 'schemas' | 'logger' | 'categoryCache' | 'deliveryQueue'
+  >,
   waker: Waker,
 ): ApplyBatcher {
   const context = { ...deps, waker, categories: createCategoryResolver(deps.categoryCache) };
@@ -106,16 +115,35 @@ type Context = Parameters<typeof createApplyBatcher>[0] & {
   categories: CategoryResolver;
 };
 
-/** Applies the heads together; once committed, wakes what their lines let through. */
+/**
+ * Applies the heads together; once committed, wakes what their lines let through and
+ * queues the deliveries their changes recorded.
+ */
 async function applyAndWake(
   context: Context,
   heads: ClaimedHead[],
   caps: RunCaps,
 ): Promise<Map<string, Applied>> {
-  const applied = await applyTogether(context, heads, caps);
+  const { applied, deliveryIds } = await applyTogether(context, heads, caps);
   const { lines, appliedInRuns } = toWake(heads, applied);
   context.waker.wake(lines, appliedInRuns);
+  await queueDeliveries(context, deliveryIds);
   return applied;
+}
+
+/**
+ * The changes are committed whatever Redis says: deliveries it did not take stay pending
+ * in PostgreSQL, where the delivery reconciler finds them.
+ */
+async function queueDeliveries(context: Context, deliveryIds: string[]): Promise<void> {
+  try {
+    await enqueueDeliveries(context.deliveryQueue, deliveryIds, deliveryPolicyOf(context.config));
+  } catch (error) {
+    context.logger.warn(
+      { err: error, deliveries: deliveryIds.length },
+      'could not queue webhook deliveries; the reconciler will',
+    );
+  }
 }
 
 interface Plan {
@@ -127,7 +155,7 @@ async function applyTogether(
   context: Context,
   heads: ClaimedHead[],
   caps: RunCaps,
-): Promise<Map<string, Applied>> {
+): Promise<{ applied: Map<string, Applied>; deliveryIds: string[] }> {
   const unique = uniqueHeads(heads);
   return context.db.prisma.$transaction(
     async (tx) => {
@@ -144,15 +172,21 @@ async function applyTogether(
       const scope: ApplyScope = {
         tx,
         categories: await context.categories.resolve(tx, events.flatMap(categoriesNamedBy)),
+        outbox: [],
       };
       const results = await applyInRounds(scope, plans);
+      const deliveryIds = await recordMessages(
+        tx,
+        scope.outbox,
+        context.config.webhooks.retryScheduleMs[0] ?? 0,
+      );
       await recordApplied(tx, [
         ...plans.map(({ head }) => appliedEvent(head.row, head.attempt, results)),
         ...plans.flatMap(({ followers }) =>
           followers.map(({ row }) => appliedEvent(row, null, results)),
         ),
       ]);
-      return new Map(
+      const applied = new Map(
         plans.map(({ head, followers }) => [
           head.row.id,
           {
@@ -165,6 +199,7 @@ async function applyTogether(
           },
         ]),
       );
+      return { applied, deliveryIds };
     },
     { timeout: TRANSACTION_TIMEOUT_MS },
   );

@@ -2,7 +2,7 @@ import type { WorkerConfig } from '@ingest/config';
 import type { EventSchemas } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue, MinuteCounter } from '@ingest/queue';
+import type { ContentQueue, DeliveryQueue, MinuteCounter } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
 import type { CategoryCache } from './processors/index.js';
 
@@ -12,6 +12,8 @@ export interface WorkerDeps {
   db: Database;
   /** For re-queueing by the outbox reconciler. */
   queue: ContentQueue;
+  /** For the deliveries that applied changes record, and their reconciler. */
+  deliveryQueue: DeliveryQueue;
   schemas: EventSchemas;
   /** Events applied per minute, for the operators' throughput chart. */
   appliedCounter: MinuteCounter;

@@ -1,4 +1,5 @@
 import { expireIdempotencyKeys } from '@ingest/event-log';
+import { reconcileDeliveries } from './deliveries/reconcile-deliveries.js';
 import type { WorkerDeps } from './deps.js';
 import { reconcileOnce } from './outbox-reconciler.js';
 
@@ -7,8 +8,8 @@ export interface MaintenanceLoop {
 }
 
 /**
- * Every RECONCILE_INTERVAL_MS: re-queue recorded events missing from the queue, and
- * free expired Idempotency-Keys. One round at a time; a failed round is logged and the
+ * Every RECONCILE_INTERVAL_MS: re-queue recorded events and pending deliveries missing
+ * from their queues, and free expired Idempotency-Keys. One round at a time; a failed round is logged and the
  * next one tries again (during an outage, every round fails until it is over).
  */
 export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
@@ -19,6 +20,7 @@ export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
   const round = async () => {
     try {
       await reconcileOnce(deps);
+      await reconcileDeliveries(deps);
       await expireIdempotencyKeys(deps.db.pool, deps.config.idempotency.ttlHours);
     } catch (error) {
       deps.logger.warn({ err: error }, 'maintenance round failed; will try again');

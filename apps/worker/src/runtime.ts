@@ -11,17 +11,17 @@ import {
   bullPrefix,
   CONTENT_EVENTS_QUEUE,
   createContentQueue,
+  createDeliveryQueue,
   createMinuteCounter,
   createRedisConnection,
   DELIVERIES_QUEUE,
   DELIVERY_BACKOFF,
-  retryDelayMs,
   warnUnlessNoEviction,
   type ContentJobData,
   type DeliveryJobData,
 } from '@ingest/queue';
 import { Worker } from 'bullmq';
-import { createDeliveryJobProcessor } from './deliveries/deliver-job.js';
+import { createDeliveryJobProcessor, RetryDeliveryLater } from './deliveries/deliver-job.js';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './event-job.js';
 import { buildWorkerHttpServer } from './http-server.js';
@@ -74,10 +74,13 @@ export async function createWorkerRuntime(
   await warnUnlessNoEviction(queueConnection, logger);
   const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
   queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis.keyPrefix);
+  deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const deps: WorkerDeps = {
     config,
     db,
     queue,
+    deliveryQueue,
     schemas: createEventSchemas(config.content),
     appliedCounter: createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied'),
     metrics: createWorkerMetrics(queue),
@@ -102,7 +105,6 @@ export async function createWorkerRuntime(
         maxStalledCount: 5,
       })
     : undefined;
-  const { retryScheduleMs } = config.webhooks;
   const deliveryWorker = queues.includes('deliveries')
     ? new Worker<DeliveryJobData>(DELIVERIES_QUEUE, createDeliveryJobProcessor(deps), {
         connection: deliveryConnection,
@@ -112,9 +114,10 @@ export async function createWorkerRuntime(
         stalledInterval: config.worker.lockDurationMs,
         maxStalledCount: 5,
         settings: {
-          // The retry schedule (WEBHOOK_RETRY_SCHEDULE): BullMQ counts attempts made.
-          backoffStrategy: (attemptsMade: number, type?: string) =>
-            type === DELIVERY_BACKOFF ? retryDelayMs(retryScheduleMs, attemptsMade) : 0,
+          // The wait the failed attempt asked for (WEBHOOK_RETRY_SCHEDULE, by the
+          // delivery's own count of attempts: its job may have been queued again).
+          backoffStrategy: (_attemptsMade: number, type?: string, error?: Error) =>
+            type === DELIVERY_BACKOFF && error instanceof RetryDeliveryLater ? error.delayMs : 0,
         },
       })
     : undefined;
@@ -139,6 +142,7 @@ export async function createWorkerRuntime(
     await deps.appliedCounter.stop();
     await httpServer.close();
     await queue.close();
+    await deliveryQueue.close();
     await db.close();
     await Promise.all([queueConnection.quit(), workerConnection.quit(), deliveryConnection.quit()]);
   }

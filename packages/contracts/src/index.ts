@@ -21,6 +21,7 @@ export * from './api-keys.js';
 export * from './content-limits.js';
 export * from './events.js';
 export * from './receipts.js';
+export * from './outgoing-messages.js';
 export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';

@@ -2,6 +2,8 @@ import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { bullPrefix } from './content-queue.js';
+import type { JobPolicy } from './job-registry.js';
+import { requeueJob, type Requeued } from './requeue.js';
 
 /**
  * The queue of outgoing webhook deliveries, apart from content events so that workers can
@@ -37,32 +39,64 @@ export interface DeliveryPolicy {
   keepFailedSeconds: number;
 }
 
+/** The policy as the configuration says it, for the API and the worker alike. */
+export const deliveryPolicyOf = (config: {
+  webhooks: { retryScheduleMs: readonly number[] };
+  jobs: Pick<JobPolicy, 'keepCompletedSeconds' | 'keepFailedSeconds'>;
+}): DeliveryPolicy => ({
+  retryScheduleMs: config.webhooks.retryScheduleMs,
+  keepCompletedSeconds: config.jobs.keepCompletedSeconds,
+  keepFailedSeconds: config.jobs.keepFailedSeconds,
+});
+
 /**
- * Queues deliveries in one round trip. The delivery id is the job id (queued twice,
- * delivered once); the attempts and their spacing are the retry schedule's, which the
- * worker's backoff strategy reads (DELIVERY_BACKOFF).
+ * A delivery's job. The delivery id is the job id (queued twice, delivered once). The
+ * delivery's row counts its attempts and says when the next is due; the worker ends the
+ * delivery after the schedule's last and sets each wait (DELIVERY_BACKOFF), so BullMQ's
+ * own count of attempts is only a bound.
  */
+export const deliveryJobOptions = (
+  deliveryId: string,
+  policy: DeliveryPolicy,
+  delayMs: number,
+): JobsOptions => ({
+  jobId: deliveryId,
+  attempts: policy.retryScheduleMs.length,
+  backoff: { type: DELIVERY_BACKOFF },
+  delay: delayMs,
+  removeOnComplete: { age: policy.keepCompletedSeconds, count: 100_000 },
+  removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
+});
+
+/** Queues new deliveries in one round trip, their first attempt after the schedule's first wait. */
 export async function enqueueDeliveries(
   queue: DeliveryQueue,
   deliveryIds: readonly string[],
   policy: DeliveryPolicy,
 ): Promise<void> {
-  const options = (deliveryId: string): JobsOptions => ({
-    jobId: deliveryId,
-    attempts: policy.retryScheduleMs.length,
-    backoff: { type: DELIVERY_BACKOFF },
-    delay: policy.retryScheduleMs[0] ?? 0,
-    removeOnComplete: { age: policy.keepCompletedSeconds, count: 100_000 },
-    removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
-  });
+  if (deliveryIds.length === 0) return;
   await queue.addBulk(
     deliveryIds.map((deliveryId) => ({
       name: 'deliver',
       data: { deliveryId },
-      opts: options(deliveryId),
+      opts: deliveryJobOptions(deliveryId, policy, policy.retryScheduleMs[0] ?? 0),
     })),
   );
 }
+
+/** Puts a delivery that is still due back in the queue (see requeueJob), due at once. */
+export const requeueDelivery = (
+  queue: DeliveryQueue,
+  deliveryId: string,
+  policy: DeliveryPolicy,
+  stillPending: () => Promise<boolean>,
+): Promise<Requeued> =>
+  requeueJob(
+    queue,
+    deliveryId,
+    () => queue.add('deliver', { deliveryId }, deliveryJobOptions(deliveryId, policy, 0)),
+    stillPending,
+  );
 
 /** The wait before attempt `attemptsMade + 1` (BullMQ counts the attempts made so far). */
 export const retryDelayMs = (schedule: readonly number[], attemptsMade: number): number =>

@@ -14,7 +14,7 @@ export {
   type ContentQueue,
 } from './content-queue.js';
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';
-export { requeueEvent, type Requeued } from './requeue.js';
+export { requeueEvent, requeueJob, type Requeued } from './requeue.js';
 export { promoteParked, type JobRef } from './parked-jobs.js';
 export { countWorkers, readQueueDepth, type QueueDepth } from './queue-queries.js';
 export {
@@ -27,7 +27,9 @@ export {
   DELIVERIES_QUEUE,
   DELIVERY_BACKOFF,
   DeliveryJobDataSchema,
+  deliveryPolicyOf,
   enqueueDeliveries,
+  requeueDelivery,
   retryDelayMs,
   type DeliveryJobData,
   type DeliveryPolicy,

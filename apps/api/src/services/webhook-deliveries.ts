@@ -1,6 +1,6 @@
 import { AppError, type DeliveryListQuery } from '@ingest/contracts';
 import type { Prisma } from '@ingest/db';
-import { enqueueDeliveries } from '@ingest/queue';
+import { deliveryPolicyOf, enqueueDeliveries } from '@ingest/queue';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
 import { rowsAfter, toPage } from './pagination.js';
@@ -27,16 +27,11 @@ const DELIVERY_FIELDS = {
 
 /**
  * Queues the deliveries just recorded. Redis refusing is answered as 503: the rows stay
- * pending, and a resend (or the reconciler, once deliveries have one) queues them again.
+ * pending, and the worker's delivery reconciler queues them once Redis is back.
  */
 async function queueDeliveries(deps: Deps, ids: string[]): Promise<void> {
-  const { webhooks, jobs } = deps.config;
   try {
-    await enqueueDeliveries(deps.deliveryQueue, ids, {
-      retryScheduleMs: webhooks.retryScheduleMs,
-      keepCompletedSeconds: jobs.keepCompletedSeconds,
-      keepFailedSeconds: jobs.keepFailedSeconds,
-    });
+    await enqueueDeliveries(deps.deliveryQueue, ids, deliveryPolicyOf(deps.config));
   } catch (error) {
     deps.logger.warn({ err: error }, 'could not queue webhook deliveries');
     throw new AppError('UNAVAILABLE', 'The delivery queue is unavailable; try again shortly', {

@@ -11,6 +11,16 @@ import type { WorkerMetrics } from '../metrics.js';
 import { attemptLabelOf, describeOutcome, verdictOf } from './delivery-verdict.js';
 import { recordAttempt } from './record-attempt.js';
 
+/** A failed attempt that leaves the delivery pending: BullMQ makes the next after `delayMs`. */
+export class RetryDeliveryLater extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Receivers see who calls them. */
 export const DELIVERY_USER_AGENT = 'ingest-webhooks/1.0 (+Standard Webhooks)';
 
@@ -34,9 +44,10 @@ function secretsOf(
 
 /**
  * One delivery job: one attempt at sending a message to an endpoint. The delivery row is
- * the record; the job only says which one is due. A failed attempt throws, so that BullMQ
- * makes the next one after the schedule's wait (the worker's backoff strategy); one that
- * ends the delivery (a success, a 410, the last attempt) returns. A worker that dies
+ * the record, attempts counted included; the job only says which one is due. A failed
+ * attempt throws RetryDeliveryLater with the schedule's wait, so that BullMQ makes the
+ * next one then (the worker's backoff strategy); one that ends the delivery (a success, a
+ * 410, the schedule's last attempt) returns. A worker that dies
  * mid-attempt leaves the job to be taken again: a receiver may get a message twice, with
  * the same webhook-id (at least once).
  */
@@ -45,7 +56,7 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
   const policy = targetPolicyOf(webhooks);
   const limits = { timeoutMs: webhooks.timeoutMs, maxResponseBytes: webhooks.responseMaxBytes };
 
-  return async (job: Job<DeliveryJobData>): Promise<void> => {
+  return async (job: Pick<Job<DeliveryJobData>, 'data'>): Promise<void> => {
     const delivery = await deps.db.prisma.webhookDelivery.findUnique({
       where: { id: job.data.deliveryId },
       include: { message: true, endpoint: true },
@@ -80,18 +91,16 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
     const label = attemptLabelOf(outcome);
     deps.metrics.deliveryAttempts.inc({ outcome: label });
     deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
-    const attempt = job.attemptsMade + 1;
-    const last = attempt >= (job.opts.attempts ?? 1);
+    const attempt = delivery.attempts + 1;
+    const last = attempt >= webhooks.retryScheduleMs.length;
+    const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
     const at = new Date();
     const disabled = await recordAttempt(deps.db, {
       deliveryId: delivery.id,
       endpointId: endpoint.id,
       outcome,
       verdict,
-      nextAttemptAt:
-        verdict === 'retry' && !last
-          ? new Date(at.getTime() + retryDelayMs(webhooks.retryScheduleMs, attempt))
-          : null,
+      nextAttemptAt: verdict === 'retry' && !last ? new Date(at.getTime() + waitMs) : null,
       disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
       at,
     });
@@ -102,6 +111,8 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
         'webhook endpoint disabled',
       );
     }
-    if (verdict === 'retry' && !last && !disabled) throw new Error(describeOutcome(outcome));
+    if (verdict === 'retry' && !last && !disabled) {
+      throw new RetryDeliveryLater(describeOutcome(outcome), waitMs);
+    }
   };
 }

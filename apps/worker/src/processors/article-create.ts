@@ -26,8 +26,12 @@ function articleRow({ categories }: ApplyScope, change: Create, slug: string): A
     categoryId: data.category === undefined ? null : categories.idOf(data.category),
     readMinutes: data.readMinutes ?? readingMinutes(data.body, limits.readMinutesMax),
     readMinutesComputed: data.readMinutes === undefined,
+    version: 1,
   };
 }
+
+const created = (change: Create, article: ArticleRow) =>
+  ({ type: 'article.created', eventId: change.eventId, article }) as const;
 
 /** Without a slug: the first free one of the title's slug, -2, -3, ... */
 async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise<EventResult> {
@@ -36,6 +40,7 @@ async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise
   const slug = await insertWithFreeSlug(tx, slugFromTitle(change.data.title), async (candidate) =>
     (await insertArticles(tx, [{ ...row, slug: candidate }])).has(row.id),
   );
+  scope.outbox.push(created(change, { ...row, slug }));
   return { type: 'article', id: row.id, slug };
 }
 
@@ -44,19 +49,24 @@ async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise
  * its slug is taken; one taken slug does not disturb the others.
  */
 async function createWithNamedSlugs(scope: ApplyScope, changes: Create[]): Promise<Outcomes> {
-  const rows = new Map<string, ArticleRow>();
+  const rows = new Map<Create, ArticleRow>();
   for (const change of changes) {
-    rows.set(change.eventId, articleRow(scope, change, change.data.slug ?? ''));
+    rows.set(change, articleRow(scope, change, change.data.slug ?? ''));
   }
   const inserted = await insertArticles(scope.tx, [...rows.values()]);
-  return new Map(
-    [...rows].map(([eventId, row]) => [
-      eventId,
-      inserted.has(row.id)
-        ? succeeded({ type: 'article', id: row.id, slug: row.slug })
-        : failed(new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`)),
-    ]),
-  );
+  const outcomes: Outcomes = new Map();
+  for (const [change, row] of rows) {
+    if (inserted.has(row.id)) {
+      scope.outbox.push(created(change, row));
+      outcomes.set(change.eventId, succeeded({ type: 'article', id: row.id, slug: row.slug }));
+    } else {
+      outcomes.set(
+        change.eventId,
+        failed(new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`)),
+      );
+    }
+  }
+  return outcomes;
 }
 
 /** Creates: those that name their slug share one INSERT; the others allocate one by one. */

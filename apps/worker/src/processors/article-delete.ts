@@ -1,4 +1,4 @@
-import { AppError, failed, succeeded } from '@ingest/contracts';
+import { AppError, failed, succeeded, type EventResult, type Result } from '@ingest/contracts';
 import { deleteOwnArticles, ownEntryOf } from './article-rows.js';
 import {
   oneByMany,
@@ -14,7 +14,7 @@ import {
  * payload the article was made from, which is the record to restore it from.
  */
 async function deleteMany(
-  { tx }: ApplyScope,
+  { tx, outbox }: ApplyScope,
   changes: Array<Change<'article.delete'>>,
 ): Promise<Outcomes> {
   const deleted = await deleteOwnArticles(
@@ -22,13 +22,23 @@ async function deleteMany(
     changes.map(({ accountId, data }) => ({ accountId, slug: data.slug })),
   );
   return new Map(
-    changes.map(({ eventId, accountId, data }) => {
+    changes.map(({ eventId, accountId, data }): [string, Result<EventResult>] => {
       const article = ownEntryOf(deleted, { accountId, slug: data.slug });
+      if (article === undefined) {
+        return [
+          eventId,
+          failed(new AppError('ARTICLE_NOT_FOUND', `You have no article "${data.slug}"`)),
+        ];
+      }
+      // The delete is the article's last change: it has a version of its own.
+      outbox.push({
+        type: 'article.deleted',
+        eventId,
+        article: { ...article, version: article.version + 1 },
+      });
       return [
         eventId,
-        article === undefined
-          ? failed(new AppError('ARTICLE_NOT_FOUND', `You have no article "${data.slug}"`))
-          : succeeded({ type: 'article', id: article.id, slug: article.slug, deleted: true }),
+        succeeded({ type: 'article', id: article.id, slug: article.slug, deleted: true }),
       ];
     }),
   );

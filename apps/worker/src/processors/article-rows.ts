@@ -1,3 +1,4 @@
+import { Prisma } from '@ingest/db';
 import type { Tx } from './tx.js';
 
 /** An articles row as the worker writes it; created_at and updated_at take their defaults. */
@@ -12,7 +13,20 @@ export interface ArticleRow {
   categoryId: string | null;
   readMinutes: number;
   readMinutesComputed: boolean;
+  /** 1 when created, one more with every change: see the schema. */
+  version: number;
 }
+
+/** An articles row as read back, with the timestamps the database set. */
+export interface StoredArticle extends ArticleRow {
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const STORED_COLUMNS = Prisma.sql`a.id, a.slug, a.account_id AS "accountId", a.title, a.excerpt,
+  a.body, a.cover, a.category_id AS "categoryId", a.read_minutes AS "readMinutes",
+  a.read_minutes_computed AS "readMinutesComputed", a.version, a.created_at AS "createdAt",
+  a.updated_at AS "updatedAt"`;
 
 /**
  * Inserts articles in one statement and says which rows (by id) were inserted; a row
@@ -26,18 +40,19 @@ export async function insertArticles(tx: Tx, rows: ArticleRow[]): Promise<Set<st
   const column = <Key extends keyof ArticleRow>(key: Key) => rows.map((row) => row[key]);
   const inserted = await tx.$queryRaw<Array<{ id: string }>>`
     INSERT INTO articles (id, slug, account_id, title, excerpt, body, cover, category_id,
-                          read_minutes, read_minutes_computed)
+                          read_minutes, read_minutes_computed, version)
     SELECT r.id, r.slug, r.account_id, r.title, r.excerpt,
            ARRAY(SELECT jsonb_array_elements_text(r.body)), r.cover, r.category_id,
-           r.read_minutes, r.read_minutes_computed
+           r.read_minutes, r.read_minutes_computed, r.version
     FROM unnest(${column('id')}::uuid[], ${column('slug')}::text[],
                 ${column('accountId')}::uuid[], ${column('title')}::text[],
                 ${column('excerpt')}::text[],
                 ${rows.map((row) => JSON.stringify(row.body))}::text[]::jsonb[],
                 ${column('cover')}::text[], ${column('categoryId')}::uuid[],
-                ${column('readMinutes')}::int[], ${column('readMinutesComputed')}::boolean[])
+                ${column('readMinutes')}::int[], ${column('readMinutesComputed')}::boolean[],
+                ${column('version')}::int[])
          AS r(id, slug, account_id, title, excerpt, body, cover, category_id, read_minutes,
-              read_minutes_computed)
+              read_minutes_computed, version)
     ON CONFLICT (slug) DO NOTHING
     RETURNING id`;
   return new Set(inserted.map((row) => row.id));
@@ -55,11 +70,12 @@ const keyOf = ({ accountId, slug }: OwnSlug) => `${accountId}/${slug}`;
  * The articles these accounts own under these slugs, in one statement, by `keyOf`.
  * Another account's article is missing from the answer exactly like a missing one.
  */
-export async function readOwnArticles(tx: Tx, wanted: OwnSlug[]): Promise<Map<string, ArticleRow>> {
-  const rows = await tx.$queryRaw<ArticleRow[]>`
-    SELECT a.id, a.slug, a.account_id AS "accountId", a.title, a.excerpt, a.body, a.cover,
-           a.category_id AS "categoryId", a.read_minutes AS "readMinutes",
-           a.read_minutes_computed AS "readMinutesComputed"
+export async function readOwnArticles(
+  tx: Tx,
+  wanted: OwnSlug[],
+): Promise<Map<string, StoredArticle>> {
+  const rows = await tx.$queryRaw<StoredArticle[]>`
+    SELECT ${STORED_COLUMNS}
     FROM articles a
     JOIN unnest(${wanted.map((w) => w.accountId)}::uuid[], ${wanted.map((w) => w.slug)}::text[])
       AS w(account_id, slug) ON a.account_id = w.account_id AND a.slug = w.slug`;
@@ -87,27 +103,32 @@ export async function updateArticles(
         body = CASE WHEN u.body IS NULL THEN a.body
                     ELSE ARRAY(SELECT jsonb_array_elements_text(u.body)) END,
         cover = u.cover, category_id = u.category_id, read_minutes = u.read_minutes,
-        read_minutes_computed = u.read_minutes_computed, updated_at = now()
+        read_minutes_computed = u.read_minutes_computed, version = u.version,
+        updated_at = now()
     FROM unnest(${column('id')}::uuid[], ${column('slug')}::text[], ${column('title')}::text[],
                 ${column('excerpt')}::text[],
                 ${rows.map((row) => (row.bodyChanged ? JSON.stringify(row.body) : null))}::text[]::jsonb[],
                 ${column('cover')}::text[], ${column('categoryId')}::uuid[],
-                ${column('readMinutes')}::int[], ${column('readMinutesComputed')}::boolean[])
+                ${column('readMinutes')}::int[], ${column('readMinutesComputed')}::boolean[],
+                ${column('version')}::int[])
          AS u(id, slug, title, excerpt, body, cover, category_id, read_minutes,
-              read_minutes_computed)
+              read_minutes_computed, version)
     WHERE a.id = u.id`;
 }
 
-/** Deletes the accounts' articles under these slugs, one statement; answers what it deleted. */
+/**
+ * Deletes the accounts' articles under these slugs, one statement; answers what it
+ * deleted, as it was last.
+ */
 export async function deleteOwnArticles(
   tx: Tx,
   wanted: OwnSlug[],
-): Promise<Map<string, { id: string; slug: string }>> {
-  const rows = await tx.$queryRaw<Array<{ id: string; slug: string; accountId: string }>>`
+): Promise<Map<string, StoredArticle>> {
+  const rows = await tx.$queryRaw<StoredArticle[]>`
     DELETE FROM articles a
     USING unnest(${wanted.map((w) => w.accountId)}::uuid[], ${wanted.map((w) => w.slug)}::text[])
       AS w(account_id, slug)
     WHERE a.account_id = w.account_id AND a.slug = w.slug
-    RETURNING a.id, a.slug, a.account_id AS "accountId"`;
-  return new Map(rows.map((row) => [keyOf(row), { id: row.id, slug: row.slug }]));
+    RETURNING ${STORED_COLUMNS}`;
+  return new Map(rows.map((row) => [keyOf(row), row]));
 }

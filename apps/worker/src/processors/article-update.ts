@@ -1,7 +1,7 @@
 import { AppError, failed, succeeded, type EventResult } from '@ingest/contracts';
 import { uniqueViolationOf, violatesUniqueColumn } from '@ingest/db';
 import { readingMinutes } from '@ingest/domain';
-import { ownEntryOf, readOwnArticles, updateArticles, type ArticleRow } from './article-rows.js';
+import { ownEntryOf, readOwnArticles, updateArticles } from './article-rows.js';
 import {
   oneByMany,
   type ApplyScope,
@@ -9,14 +9,25 @@ import {
   type EventProcessor,
   type Outcomes,
 } from './catalog.js';
+import type { ArticleState } from './content-changes.js';
 
 type Update = Change<'article.update'>;
+
+/** An article's state after an update, and whether the update sent a body. */
+type UpdatedRow = ArticleState & { bodyChanged: boolean };
 
 const notFound = (slug: string) =>
   failed(new AppError('ARTICLE_NOT_FOUND', `You have no article "${slug}"`));
 
-/** The article after the update: only the fields sent change. */
-function updatedRow({ categories }: ApplyScope, article: ArticleRow, { data, limits }: Update) {
+/**
+ * The article after the update: only the fields sent change, the version goes up by one,
+ * and `updatedAt` is left to the write (the transaction's time).
+ */
+function updatedRow(
+  { categories }: ApplyScope,
+  article: ArticleState,
+  { data, limits }: Update,
+): UpdatedRow {
   const body = data.body ?? article.body;
   // readMinutes: a number fixes it, null goes back to computing it, and a computed one
   // follows the body.
@@ -40,7 +51,14 @@ function updatedRow({ categories }: ApplyScope, article: ArticleRow, { data, lim
       ? readingMinutes(body, limits.readMinutesMax)
       : (data.readMinutes ?? article.readMinutes),
     readMinutesComputed: computed,
+    version: article.version + 1,
+    updatedAt: undefined,
   };
+}
+
+/** Reports the change into the outbox, as the article stands after it. */
+function report(scope: ApplyScope, change: Update, { bodyChanged: _, ...article }: UpdatedRow) {
+  scope.outbox.push({ type: 'article.updated', eventId: change.eventId, article });
 }
 
 /**
@@ -49,10 +67,10 @@ function updatedRow({ categories }: ApplyScope, article: ArticleRow, { data, lim
  */
 async function rename(
   scope: ApplyScope,
-  article: ArticleRow,
+  article: ArticleState,
   change: Update,
 ): Promise<EventResult> {
-  const row = updatedRow(scope, article, change);
+  const row = { ...updatedRow(scope, article, change), updatedAt: new Date() };
   try {
     await scope.tx.article.update({
       where: { id: row.id },
@@ -65,7 +83,8 @@ async function rename(
         categoryId: row.categoryId,
         readMinutes: row.readMinutes,
         readMinutesComputed: row.readMinutesComputed,
-        updatedAt: new Date(),
+        version: row.version,
+        updatedAt: row.updatedAt,
       },
     });
   } catch (error) {
@@ -77,6 +96,7 @@ async function rename(
     }
     throw error;
   }
+  report(scope, change, row);
   return { type: 'article', id: row.id, slug: row.slug };
 }
 
@@ -90,8 +110,8 @@ async function updateMany(scope: ApplyScope, changes: Update[]): Promise<Outcome
     changes.map(({ accountId, data }) => ({ accountId, slug: data.slug })),
   );
   const outcomes: Outcomes = new Map();
-  const writes: Array<ReturnType<typeof updatedRow>> = [];
-  const renames: Array<[ArticleRow, Update]> = [];
+  const writes: UpdatedRow[] = [];
+  const renames: Array<[ArticleState, Update]> = [];
   for (const change of changes) {
     const article = ownEntryOf(found, { accountId: change.accountId, slug: change.data.slug });
     if (article === undefined) outcomes.set(change.eventId, notFound(change.data.slug));
@@ -100,6 +120,7 @@ async function updateMany(scope: ApplyScope, changes: Update[]): Promise<Outcome
     } else {
       const row = updatedRow(scope, article, change);
       writes.push(row);
+      report(scope, change, row);
       outcomes.set(change.eventId, succeeded({ type: 'article', id: row.id, slug: row.slug }));
     }
   }
@@ -128,9 +149,10 @@ async function updateRun(scope: ApplyScope, changes: Update[]): Promise<Outcomes
   const article = ownEntryOf(await readOwnArticles(scope.tx, [wanted]), wanted);
   if (article === undefined) return new Map([[first.eventId, notFound(first.data.slug)]]);
   const outcomes: Outcomes = new Map();
-  let state = { ...article, bodyChanged: false };
+  let state: UpdatedRow = { ...article, bodyChanged: false };
   for (const change of changes) {
     const next = updatedRow(scope, state, change);
+    report(scope, change, next);
     state = { ...next, bodyChanged: state.bodyChanged || next.bodyChanged };
     outcomes.set(change.eventId, succeeded({ type: 'article', id: state.id, slug: state.slug }));
   }

@@ -1,12 +1,17 @@
 import type { ContentLimits, EventData, EventName, EventResult, Result } from '@ingest/contracts';
 import type { Logger } from '@ingest/logger';
 import type { CategoryIds } from './categories.js';
+import type { ContentChange } from './content-changes.js';
 import type { Tx } from './tx.js';
 
-/** What a processor works in: the transaction, and the categories resolved for it. */
+/**
+ * What a processor works in: the transaction, the categories resolved for it, and the
+ * outbox, where it reports each change it applied (and no other), for outgoing webhooks.
+ */
 export interface ApplyScope {
   tx: Tx;
   categories: CategoryIds;
+  outbox: ContentChange[];
 }
 
 /** One event's change, validated and routed: everything its processor needs but the transaction. */

@@ -3,11 +3,11 @@ import type { EventProcessor } from './catalog.js';
 import { findOwnArticle } from './find-own-article.js';
 
 export const highlightCreate: EventProcessor<'highlight.create'> = {
-  async apply({ tx }, { accountId, data }) {
+  async apply({ tx, outbox }, { eventId, accountId, data }) {
     const article =
       data.articleSlug === undefined ? null : await findOwnArticle(tx, accountId, data.articleSlug);
     const id = uuidv7();
-    await tx.highlight.create({
+    const highlight = await tx.highlight.create({
       data: {
         id,
         accountId,
@@ -18,6 +18,14 @@ export const highlightCreate: EventProcessor<'highlight.create'> = {
         durationSeconds: data.durationSeconds ?? null,
         description: data.description ?? null,
         tags: data.tags ?? [],
+      },
+    });
+    outbox.push({
+      type: 'highlight.created',
+      eventId,
+      highlight: {
+        ...highlight,
+        article: article === null ? null : { slug: article.slug, title: article.title },
       },
     });
     return { type: 'highlight', id };

@@ -14,6 +14,12 @@ import { highlightCreate } from './highlight-create.js';
 
 export type { ApplyScope, Change, RoutedEvent } from './catalog.js';
 export type { Tx } from './tx.js';
+export {
+  accountOfChange,
+  type ArticleState,
+  type ContentChange,
+  type HighlightState,
+} from './content-changes.js';
 export { createCategoryResolver, type CategoryResolver } from './categories.js';
 export { createCategoryCache, type CategoryCache } from './category-cache.js';
 export { routeEvent } from './route.js';
