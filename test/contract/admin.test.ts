@@ -1,5 +1,5 @@
 // The operator API, fuzzed and held to the document: the session login and logout, the
-// queue and its pause, event search, detail and replay. Operators come with a bearer token
+// queue and its pause, event search, detail and replay, endpoints, deliveries and resends. Operators come with a bearer token
 // and with the session cookie (and foreign Origins); a worker runs, so that events fail
 // for real, and a replayed event fails again and can be replayed again.
 import { EVENT_NAMES } from '@ingest/contracts';
@@ -66,6 +66,20 @@ beforeAll(async () => {
   )
     .json<{ items: { id: string }[] }>()
     .items.map((item) => item.id);
+  // An endpoint of the publisher's, and a delivery of it that fails (the name never resolves).
+  const endpoint = await api.app.inject({
+    method: 'POST',
+    url: '/api/webhooks/endpoints',
+    headers: { authorization: `Bearer ${publisher.token}` },
+    payload: { url: 'https://receiver.invalid/hooks' },
+  });
+  const endpointId = endpoint.json<{ id: string }>().id;
+  const ping = await api.app.inject({
+    method: 'POST',
+    url: `/api/webhooks/endpoints/${endpointId}/test`,
+    headers: { authorization: `Bearer ${publisher.token}` },
+  });
+  const deliveryId = ping.json<{ id: string }>().id;
   const search = await api.app.inject({
     method: 'GET',
     url: `/api/admin/events?limit=1&accountId=${publisher.id}`,
@@ -105,6 +119,37 @@ beforeAll(async () => {
     },
   };
   profiles['GET /api/admin/events/{id}'] = { pathValues: { id: eventId } };
+  profiles['GET /api/admin/endpoints'] = {
+    queryValues: { accountId, state: fc.constantFrom('enabled', 'failing', 'disabled') },
+  };
+  profiles['GET /api/admin/deliveries'] = {
+    queryValues: { accountId, endpointId: fc.constant(endpointId), eventId },
+  };
+  profiles['POST /api/admin/deliveries/{id}/resend'] = {
+    pathValues: { id: fc.constant(deliveryId) },
+  };
+  profiles['POST /api/admin/deliveries/resend'] = {
+    body: nearValid(
+      fc.record(
+        {
+          status: fc.constant('failed'),
+          accountId,
+          endpointId: fc.constant(endpointId),
+          type: fc.constantFrom('article.created', 'ping'),
+          eventId,
+        },
+        { requiredKeys: ['accountId'] },
+      ),
+      {
+        status: fc.oneof(fc.constantFrom('pending', ''), hostileValue),
+        accountId: fc.oneof(fc.uuid(), hostileValue),
+        endpointId: hostileValue,
+        type: hostileValue,
+      },
+    ),
+    // As for events: a resend without an account would resend other files' deliveries.
+    adjust: scopedToAccount(publisher.id),
+  };
   profiles['POST /api/admin/events/{id}/retry'] = { pathValues: { id: eventId } };
   profiles['POST /api/admin/events/retry'] = {
     body: nearValid(

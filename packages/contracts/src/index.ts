@@ -26,6 +26,7 @@ export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';
 export * from './admin-storage.js';
+export * from './admin-deliveries.js';
 export * from './webhook-endpoints.js';
 export { failed, succeeded, type Result } from './result.js';
 export { receiptPath } from './paths.js';

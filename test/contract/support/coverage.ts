@@ -50,6 +50,10 @@ export const GROUPS = {
     'GET /api/admin/events/{id}',
     'POST /api/admin/events/{id}/retry',
     'POST /api/admin/events/retry',
+    'GET /api/admin/endpoints',
+    'GET /api/admin/deliveries',
+    'POST /api/admin/deliveries/{id}/resend',
+    'POST /api/admin/deliveries/resend',
   ],
 } as const;
 

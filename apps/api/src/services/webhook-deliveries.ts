@@ -9,7 +9,7 @@ import { presentDelivery, type DeliveryRow } from './present-delivery.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'config' | 'deliveryQueue' | 'logger'>;
 
-const DELIVERY_FIELDS = {
+export const DELIVERY_FIELDS = {
   id: true,
   messageId: true,
   endpointId: true,
@@ -29,7 +29,10 @@ const DELIVERY_FIELDS = {
  * Queues the deliveries just recorded. Redis refusing is answered as 503: the rows stay
  * pending, and the worker's delivery reconciler queues them once Redis is back.
  */
-async function queueDeliveries(deps: Deps, ids: string[]): Promise<void> {
+export async function queueDeliveries(
+  deps: Pick<Deps, 'config' | 'deliveryQueue' | 'logger'>,
+  ids: string[],
+): Promise<void> {
   try {
     await enqueueDeliveries(deps.deliveryQueue, ids, deliveryPolicyOf(deps.config));
   } catch (error) {
@@ -100,15 +103,22 @@ export async function resendDelivery(
     select: { messageId: true },
   });
   if (previous === null) throw new AppError('NOT_FOUND', 'No delivery with this id');
+  return presentDelivery(await deliverAgain(deps, { messageId: previous.messageId, endpointId }));
+}
+
+/**
+ * A new delivery of a message to an endpoint, queued: the same `webhook-id`, a fresh
+ * schedule of attempts. The row selects DELIVERY_FIELDS and `select`.
+ */
+export async function deliverAgain<Select extends Prisma.WebhookDeliverySelect>(
+  deps: Deps,
+  { messageId, endpointId }: { messageId: string; endpointId: string },
+  select?: Select,
+) {
   const delivery = await deps.db.prisma.webhookDelivery.create({
-    data: {
-      id: uuidv7(),
-      messageId: previous.messageId,
-      endpointId,
-      nextAttemptAt: new Date(),
-    },
-    select: DELIVERY_FIELDS,
+    data: { id: uuidv7(), messageId, endpointId, nextAttemptAt: new Date() },
+    select: { ...DELIVERY_FIELDS, ...select },
   });
   await queueDeliveries(deps, [delivery.id]);
-  return presentDelivery(delivery);
+  return delivery;
 }

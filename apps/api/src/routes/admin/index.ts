@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
+import { adminDeliveryRoutes } from './deliveries.js';
 import { adminOperationRoutes } from './operations.js';
 import { adminSessionRoutes } from './session.js';
 
@@ -7,4 +8,5 @@ import { adminSessionRoutes } from './session.js';
 export const adminRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   await app.register(adminSessionRoutes, { deps });
   await app.register(adminOperationRoutes, { deps });
+  await app.register(adminDeliveryRoutes, { deps });
 };

@@ -18,6 +18,7 @@ import { queueState } from '../../services/admin/queue-state.js';
 import { replayEvent, replayMatching } from '../../services/admin/replay.js';
 import { eventLogStorage } from '../../services/admin/storage.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
+import { OPERATOR_DENIED, OPERATOR_SCHEMA } from './operator-schema.js';
 
 /**
  * /api/admin: the queue's live state, the searchable event history and the event log's
@@ -28,11 +29,8 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
   { deps },
 ) => {
   app.addHook('onRequest', app.requireAdmin);
-  const security: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { adminSession: [] }];
-  const common = { tags: ['admin'], security };
-  // 403: not an operator; or, with the session cookie, a state-changing request that did
-  // not come from this site.
-  const denied = problems(403);
+  const common = OPERATOR_SCHEMA;
+  const denied = OPERATOR_DENIED;
 
   app.get(
     '/queue',

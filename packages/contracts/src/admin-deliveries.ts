@@ -1,0 +1,100 @@
+// Schemas of the operators' view of outgoing webhooks: every account's endpoints with how
+// their deliveries go, the deliveries themselves, and resending them.
+import { z } from 'zod';
+import { PageQueryFields, pageOf } from './pagination.js';
+import {
+  DELIVERY_STATUSES,
+  DeliverySchema,
+  EndpointSchema,
+  OUTGOING_EVENT_TYPES,
+} from './webhook-endpoints.js';
+
+/** The window of an endpoint's figures: long enough to show a day's pattern, short enough to read fast. */
+export const ENDPOINT_STATS_HOURS = 24;
+
+export const ENDPOINT_STATES = ['enabled', 'failing', 'disabled'] as const;
+
+const uuid = () => z.uuid({ error: 'must be a UUID' });
+
+export const AdminEndpointQuerySchema = z.strictObject({
+  state: z.enum(ENDPOINT_STATES).optional().meta({
+    description:
+      'enabled: delivering; failing: enabled, every delivery failing since `failingSince`; disabled: by its owner or by the service',
+  }),
+  accountId: uuid().optional(),
+  ...PageQueryFields,
+});
+export type AdminEndpointQuery = z.infer<typeof AdminEndpointQuerySchema>;
+
+export const AdminEndpointSchema = EndpointSchema.extend({
+  state: z.enum(ENDPOINT_STATES),
+  account: z.object({ id: z.uuid(), handle: z.string() }),
+  lastDay: z
+    .object({
+      succeeded: z.int(),
+      failed: z.int(),
+      pending: z.int(),
+      successRate: z.number().min(0).max(1).nullable().meta({
+        description: 'succeeded / (succeeded + failed); null when none has finished',
+      }),
+    })
+    .meta({ description: `Deliveries created in the last ${ENDPOINT_STATS_HOURS} hours` }),
+  lastError: z
+    .object({
+      deliveryId: z.uuid(),
+      at: z.iso.datetime(),
+      responseStatus: z.int().nullable(),
+      error: z.string(),
+    })
+    .nullable()
+    .meta({ description: `The newest failed attempt in the last ${ENDPOINT_STATS_HOURS} hours` }),
+}).meta({ id: 'AdminEndpoint' });
+export type AdminEndpoint = z.infer<typeof AdminEndpointSchema>;
+
+export const AdminEndpointListSchema = pageOf(AdminEndpointSchema).meta({
+  id: 'AdminEndpointList',
+});
+export type AdminEndpointList = z.infer<typeof AdminEndpointListSchema>;
+
+const DeliveryFilterFields = {
+  endpointId: uuid().optional(),
+  accountId: uuid().optional(),
+  type: z.enum([...OUTGOING_EVENT_TYPES, 'ping']).optional(),
+  eventId: uuid().optional().meta({ description: 'The incoming event whose change it tells of' }),
+};
+
+export const AdminDeliveryQuerySchema = z.strictObject({
+  ...DeliveryFilterFields,
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  ...PageQueryFields,
+});
+export type AdminDeliveryQuery = z.infer<typeof AdminDeliveryQuerySchema>;
+
+export const AdminDeliverySchema = DeliverySchema.extend({
+  accountId: z.uuid(),
+  eventId: z.uuid().nullable(),
+}).meta({ id: 'AdminDelivery' });
+export type AdminDelivery = z.infer<typeof AdminDeliverySchema>;
+
+export const AdminDeliveryListSchema = pageOf(AdminDeliverySchema).meta({
+  id: 'AdminDeliveryList',
+});
+export type AdminDeliveryList = z.infer<typeof AdminDeliveryListSchema>;
+
+/** At most this many messages are resent by one bulk call; the next call takes the rest. */
+export const BULK_RESEND_MAX = 1_000;
+
+export const DeliveryResendRequestSchema = z
+  .strictObject({ status: z.literal('failed').default('failed'), ...DeliveryFilterFields })
+  .meta({ id: 'DeliveryResendRequest' });
+export type DeliveryResendRequest = z.infer<typeof DeliveryResendRequestSchema>;
+
+export const DeliveryResendResultSchema = z
+  .object({
+    resent: z.int().meta({ description: `New deliveries queued (at most ${BULK_RESEND_MAX})` }),
+    more: z.boolean().meta({ description: 'Whether failed messages are left: call again' }),
+  })
+  .meta({ id: 'DeliveryResendResult' });
+export type DeliveryResendResult = z.infer<typeof DeliveryResendResultSchema>;
+
+export const AdminDeliveryParamsSchema = z.object({ id: uuid() });
