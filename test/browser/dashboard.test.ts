@@ -1,6 +1,6 @@
 // The operators' dashboard in a real browser, against the real API over HTTP and a real
 // worker process: who gets in, live queue counts, and finding and retrying a failed event;
-// the event log's storage.
+// the event log's storage; webhook endpoints and resending their failed deliveries.
 import { copyFile, mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { REPO_ROOT } from '@ingest/test-harness';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, registerAccount, type RegisteredAccount } from '../support/accounts.js';
 import { registerAdmin } from '../support/admin.js';
 import { accept, articleData, finalReceipt, uniqueSlug } from '../support/content.js';
+import { startReceivers, type Receivers } from '../support/receivers.js';
 import { startTestApi, type TestApi } from '../support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { launchBrowser, type TestBrowser } from './browser.js';
@@ -17,7 +18,15 @@ const ARTIFACTS = `${REPO_ROOT}test/artifacts`;
 const SCREENSHOT = `${ARTIFACTS}/dashboard.png`;
 const STEP_TIMEOUT_MS = 60_000;
 
+/** Deliveries go to a loopback receiver, tried once each. */
+const WEBHOOK_ENV = {
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
+  WEBHOOK_RETRY_SCHEDULE: '0',
+};
+
 let api: TestApi;
+let receivers: Receivers;
 let worker: WorkerProcess;
 let browser: TestBrowser;
 let page: Page;
@@ -27,13 +36,14 @@ let publisher: RegisteredAccount;
 let key: string;
 
 beforeAll(async () => {
-  api = await startTestApi();
+  receivers = await startReceivers();
+  api = await startTestApi(WEBHOOK_ENV);
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   [worker, browser, admin, publisher] = await Promise.all([
     // Every worker's outbox reconciler re-queues any account's stuck events onto its own
     // queue; with the shared test database it would count other files' events as ours.
-    startWorkerProcess(api.tag, { RECONCILE_AFTER_MS: '600000' }),
+    startWorkerProcess(api.tag, { ...WEBHOOK_ENV, RECONCILE_AFTER_MS: '600000' }),
     launchBrowser(),
     registerAdmin(api),
     registerAccount(api),
@@ -45,6 +55,7 @@ afterAll(async () => {
   await browser?.close();
   await worker?.stop();
   await api?.close();
+  await receivers?.close();
 });
 
 const text = async (testid: string) => (await page.getByTestId(testid).textContent()) ?? '';
@@ -141,6 +152,44 @@ describe('dashboard', () => {
     expect(await rows('future')).toBeGreaterThan(0);
     expect(await text('storage-next-drop')).toMatch(/^webhook_logs_\w+, /);
   });
+
+  it(
+    "shows an endpoint's failures and resends its failed messages",
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      const path = `/dashboard-${uniqueSlug()}`;
+      receivers.script(path, [{ status: 500, body: 'down for a moment' }]);
+      const created = await api.app.inject({
+        method: 'POST',
+        url: '/api/webhooks/endpoints',
+        headers: bearer(publisher.token),
+        payload: { url: `${receivers.base}${path}` },
+      });
+      const { id } = created.json<{ id: string }>();
+      await api.app.inject({
+        method: 'POST',
+        url: `/api/webhooks/endpoints/${id}/test`,
+        headers: bearer(publisher.token),
+      });
+      await expect.poll(() => receivers.receivedAt(path).length).toBe(1);
+
+      const row = page.locator(`[data-testid="endpoint-row"][data-endpoint="${id}"]`);
+      // The panel polls every 10 s: a reload shows the failure sooner.
+      await page.reload();
+      await eventually(() => row.getAttribute('data-state'), 20_000).toBe('failing');
+      expect(await row.getByTestId('endpoint-rate').textContent()).toBe('0%');
+      expect(await row.getByTestId('endpoint-last-error').textContent()).toContain('500');
+
+      receivers.script(path, [{ status: 204 }]);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await row.getByTestId('resend-failed').click();
+      await eventually(() => text('endpoints-notice')).toContain('1 failed message sent again');
+      await expect.poll(() => receivers.receivedAt(path).length).toBe(2);
+      await page.reload();
+      await eventually(() => row.getAttribute('data-state'), 20_000).toBe('enabled');
+      expect(await row.getByTestId('endpoint-rate').textContent()).toBe('50%');
+    },
+  );
 
   it('pages through a search with "load more"', { timeout: STEP_TIMEOUT_MS }, async () => {
     await page.getByTestId('filter-accountId').fill(publisher.id);

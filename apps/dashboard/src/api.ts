@@ -2,6 +2,10 @@
 // Types only from @ingest/contracts: its values would bring zod into the page.
 import type {
   Account,
+  AdminDelivery,
+  AdminEndpointList,
+  DeliveryResendRequest,
+  DeliveryResendResult,
   BulkRetryResult,
   EventDetail,
   EventLogStorage,
@@ -82,6 +86,13 @@ export const adminApi = {
   pause: () => request<PauseState>('POST', '/api/admin/queue/pause', {}),
   resume: () => request<PauseState>('POST', '/api/admin/queue/resume', {}),
   storage: () => request<EventLogStorage>('GET', '/api/admin/storage'),
+  /** The newest endpoints first: the panel shows one page of them. */
+  endpoints: (limit = 50) =>
+    request<AdminEndpointList>('GET', `/api/admin/endpoints?limit=${limit}`),
+  resendDelivery: (id: string) =>
+    request<AdminDelivery>('POST', `/api/admin/deliveries/${encodeURIComponent(id)}/resend`, {}),
+  resendFailed: (filters: Omit<DeliveryResendRequest, 'status'>) =>
+    request<DeliveryResendResult>('POST', '/api/admin/deliveries/resend', filters),
 
   searchEvents(filters: EventFilters, cursor?: string, limit = 25) {
     const query = new URLSearchParams({ ...compact(filters), limit: String(limit) });

@@ -1,7 +1,9 @@
 // The operators' dashboard: queue state and throughput (polled), event search and detail,
-// the event log's storage (polled slowly: partitions change by the hour at most).
+// the event log's storage (polled slowly: partitions change by the hour at most), and
+// the webhook endpoints with their deliveries.
 import { adminApi, ApiError, whenSessionLost } from './api';
 import { el } from './dom';
+import { createEndpointsPanel } from './endpoints-panel';
 import { createEventDetail } from './event-detail';
 import { createEventSearch } from './event-search';
 import { OPERATOR_KEY } from './login';
@@ -12,6 +14,7 @@ import { createThroughputChart } from './throughput-chart';
 const BASE = import.meta.env.BASE_URL;
 const POLL_MS = 2000;
 const STORAGE_POLL_MS = 60_000;
+const ENDPOINTS_POLL_MS = 10_000;
 
 const toLogin = (reason: string) => location.assign(`${BASE}login?reason=${reason}`);
 
@@ -74,7 +77,15 @@ export function renderDashboard(root: HTMLElement): void {
       storage.showError(messageOf(failure));
     }
   });
+  const pollEndpoints = polled(ENDPOINTS_POLL_MS, async () => {
+    try {
+      endpoints.update(await adminApi.endpoints());
+    } catch (failure) {
+      endpoints.showError(messageOf(failure));
+    }
+  });
   const queue = createQueuePanel(poll);
+  const endpoints = createEndpointsPanel(pollEndpoints);
   const storage = createStoragePanel(pollStorage);
   const chart = createThroughputChart();
   const search = createEventSearch((id) => detail.open(id));
@@ -83,6 +94,7 @@ export function renderDashboard(root: HTMLElement): void {
     if (document.hidden) return;
     poll();
     pollStorage();
+    pollEndpoints();
   });
 
   root.replaceChildren(
@@ -92,10 +104,12 @@ export function renderDashboard(root: HTMLElement): void {
       { class: 'layout' },
       el('div', { class: 'overview' }, queue.element, chart.element),
       el('div', { class: 'investigate' }, search.element, detail.element),
+      endpoints.element,
       storage.element,
     ),
   );
   poll();
   pollStorage();
+  pollEndpoints();
   void search.search();
 }

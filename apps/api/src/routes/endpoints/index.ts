@@ -24,7 +24,7 @@ import {
   updateEndpoint,
 } from '../../services/webhook-endpoints.js';
 import { listDeliveries, pingEndpoint, resendDelivery } from '../../services/webhook-deliveries.js';
-import { presentEndpoint } from './present-endpoint.js';
+import { presentEndpoint } from '../../services/present-endpoint.js';
 
 /** /api/webhooks/endpoints: where an account's content changes are delivered, managed with its bearer token. */
 export const endpointRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {

@@ -12,7 +12,7 @@ import {
 import { Prisma, type WebhookEndpoint } from '@ingest/db';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../../deps.js';
-import { presentEndpoint } from '../../routes/endpoints/present-endpoint.js';
+import { presentEndpoint } from '../present-endpoint.js';
 import { rowsAfter, toPage } from '../pagination.js';
 import { presentDelivery, type DeliveryRow } from '../present-delivery.js';
 import { DELIVERY_FIELDS, deliverAgain, queueDeliveries } from '../webhook-deliveries.js';

@@ -1,0 +1,137 @@
+// Every account's webhook endpoints: their state, how the last day's deliveries went, the
+// last error; resend that one delivery, or every failed message of an endpoint.
+import type { AdminEndpoint, AdminEndpointList } from '@ingest/contracts';
+import { adminApi, ApiError } from './api';
+import { badge, el, fill } from './dom';
+import { formatClock, formatTime } from './format';
+
+export interface EndpointsPanel {
+  element: HTMLElement;
+  update(list: AdminEndpointList): void;
+  showError(message: string): void;
+}
+
+const rate = ({ lastDay }: AdminEndpoint): string =>
+  lastDay.successRate === null ? '—' : `${Math.round(lastDay.successRate * 100)}%`;
+
+const counts = ({ lastDay }: AdminEndpoint): string =>
+  `${lastDay.succeeded} ok · ${lastDay.failed} failed · ${lastDay.pending} pending`;
+
+/** `onChanged` reads the endpoints again, after a resend. */
+export function createEndpointsPanel(onChanged: () => void): EndpointsPanel {
+  const rows = el('tbody', { testid: 'endpoint-rows' });
+  const notice = el('p', { class: 'muted', role: 'status', testid: 'endpoints-notice' });
+  const error = el('p', { class: 'error', role: 'alert', testid: 'endpoints-error', hidden: true });
+  const updated = el('span', { class: 'muted', testid: 'endpoints-updated' });
+
+  const act = (button: HTMLButtonElement, work: () => Promise<string>) => {
+    button.disabled = true;
+    work()
+      .then((message) => {
+        notice.textContent = message;
+        onChanged();
+      })
+      .catch((failure: unknown) => {
+        error.textContent = failure instanceof ApiError ? failure.message : String(failure);
+        error.hidden = false;
+      })
+      .finally(() => (button.disabled = false));
+  };
+
+  const resendLast = (endpoint: AdminEndpoint) => {
+    const { lastError } = endpoint;
+    if (lastError === null) return null;
+    const button = el('button', { type: 'button', testid: 'resend-last' }, 'Resend');
+    button.addEventListener('click', () =>
+      act(button, async () => {
+        await adminApi.resendDelivery(lastError.deliveryId);
+        return `Delivery ${lastError.deliveryId.slice(0, 8)} sent again to ${endpoint.url}`;
+      }),
+    );
+    return button;
+  };
+
+  const resendFailed = (endpoint: AdminEndpoint) => {
+    const button = el('button', { type: 'button', testid: 'resend-failed' }, 'Resend failed');
+    button.addEventListener('click', () => {
+      if (!confirm(`Deliver every failed message of ${endpoint.url} again? (Up to 1,000.)`)) return;
+      act(button, async () => {
+        const { resent, more } = await adminApi.resendFailed({ endpointId: endpoint.id });
+        return `${resent} failed message${resent === 1 ? '' : 's'} sent again to ${endpoint.url}${more ? ' (more are left)' : ''}`;
+      });
+    });
+    return button;
+  };
+
+  const row = (endpoint: AdminEndpoint) =>
+    el(
+      'tr',
+      { testid: 'endpoint-row', 'data-endpoint': endpoint.id, 'data-state': endpoint.state },
+      el('td', { class: 'mono', title: endpoint.description ?? undefined }, endpoint.url),
+      el('td', {}, endpoint.account.handle),
+      el(
+        'td',
+        { title: endpoint.disabledReason ?? undefined, testid: 'endpoint-state' },
+        badge(endpoint.state),
+        endpoint.disabledAt === null ? null : ` since ${formatTime(endpoint.disabledAt)}`,
+      ),
+      el('td', { class: 'num', testid: 'endpoint-rate' }, rate(endpoint)),
+      el('td', { class: 'muted' }, counts(endpoint)),
+      el(
+        'td',
+        { testid: 'endpoint-last-error' },
+        endpoint.lastError === null
+          ? '—'
+          : `${formatTime(endpoint.lastError.at)}: ${endpoint.lastError.error}`,
+        ' ',
+        resendLast(endpoint),
+      ),
+      el('td', {}, resendFailed(endpoint)),
+    );
+
+  const headings = [
+    'Endpoint',
+    'Account',
+    'State',
+    'Success (24 h)',
+    'Deliveries (24 h)',
+    'Last error',
+    '',
+  ];
+  const element = el(
+    'section',
+    { class: 'card endpoints', testid: 'endpoints-panel', 'aria-labelledby': 'endpoints-title' },
+    el(
+      'header',
+      { class: 'card-header' },
+      el('h2', { id: 'endpoints-title' }, 'Webhook endpoints'),
+      el('span', { class: 'spacer' }),
+      updated,
+    ),
+    notice,
+    el(
+      'div',
+      { class: 'table-wrap' },
+      el(
+        'table',
+        { testid: 'endpoints-table' },
+        el('thead', {}, el('tr', {}, ...headings.map((heading) => el('th', {}, heading)))),
+        rows,
+      ),
+    ),
+    error,
+  );
+
+  return {
+    element,
+    update(list) {
+      fill(rows, ...list.items.map(row));
+      updated.textContent = `updated ${formatClock(new Date())}`;
+      error.hidden = true;
+    },
+    showError(message) {
+      error.textContent = `Endpoints unavailable: ${message}`;
+      error.hidden = false;
+    },
+  };
+}
