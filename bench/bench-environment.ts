@@ -42,6 +42,12 @@ const run = promisify(execFile);
 export const ACCOUNTS = 4;
 export const KEYS_PER_ACCOUNT = 10;
 
+/** What a phase needs to act as an account's owner (its webhook endpoints). */
+export interface BenchAccount {
+  id: string;
+  token: string;
+}
+
 export interface BenchEnvironment {
   options: BenchOptions;
   processes: ProcessGroup;
@@ -51,10 +57,12 @@ export interface BenchEnvironment {
   api: RunningHttp;
   floor: RunningHttp;
   keys: BenchKey[];
+  /** The publisher accounts the keys belong to, with a bearer token each (valid an hour). */
+  accounts: BenchAccount[];
   /** Observations worth printing under the table. */
   notes: string[];
   log(line: string): void;
-  /** Empties both queues and the event tables; call only while no worker runs. */
+  /** Empties the queues and the event tables; call only while no worker runs. */
   reset(): Promise<void>;
   /** A slug prefix no earlier stream of this run used. */
   tag(base: string): string;
@@ -72,7 +80,7 @@ async function createBenchKeys(
   baseUrl: string,
   accounts: number,
   keysEach: number,
-): Promise<BenchKey[]> {
+): Promise<{ keys: BenchKey[]; accounts: BenchAccount[] }> {
   const client = fetchClient(baseUrl);
   const publishers = await Promise.all(
     Array.from({ length: accounts }, (_, a) =>
@@ -83,9 +91,10 @@ async function createBenchKeys(
     apiKeys.map((key): BenchKey => ({ key, accountId: id })),
   );
   // Keys interleaved by account: a round robin over keys then visits every account in turn.
-  return Array.from({ length: keysEach }, (_, k) =>
+  const keys = Array.from({ length: keysEach }, (_, k) =>
     perAccount.flatMap((keys) => keys[k] ?? []),
   ).flat();
+  return { keys, accounts: publishers.map(({ id, token }) => ({ id, token })) };
 }
 
 async function build(log: (line: string) => void): Promise<void> {
@@ -125,15 +134,18 @@ export async function setUpEnvironment(
   cleanup.add('processes', () => processes.stopAll());
 
   const api = await startApi(processes, stores, options.cpuProfile);
-  const keys = await createBenchKeys(api.baseUrl, ACCOUNTS, KEYS_PER_ACCOUNT);
+  const { keys, accounts } = await createBenchKeys(api.baseUrl, ACCOUNTS, KEYS_PER_ACCOUNT);
   const floor = await startFloorServer(processes, stores, keys);
   log(`api and floor server ready; ${keys.length} keys over ${ACCOUNTS} accounts`);
 
-  // The service's queue name and key layout: packages/queue (CONTENT_EVENTS_QUEUE,
-  // bullPrefix), which the bench does not import so as to depend on no app package.
+  // The service's queue names and key layout: packages/queue (CONTENT_EVENTS_QUEUE,
+  // DELIVERIES_QUEUE, bullPrefix), which the bench does not import so as to depend on no
+  // app package.
   const connection = { host: '127.0.0.1', port: redis.port };
+  const servicePrefix = `${SERVICE_REDIS_PREFIX}:bull`;
   const queues = [
-    new Queue('content-events', { connection, prefix: `${SERVICE_REDIS_PREFIX}:bull` }),
+    new Queue('content-events', { connection, prefix: servicePrefix }),
+    new Queue('webhook-deliveries', { connection, prefix: servicePrefix }),
     new Queue(FLOOR_QUEUE, { connection, prefix: FLOOR_PREFIX }),
   ];
   cleanup.add('queue handles', () => Promise.all(queues.map((queue) => queue.close())));
@@ -149,6 +161,7 @@ export async function setUpEnvironment(
     api,
     floor,
     keys,
+    accounts,
     notes: [],
     log,
     async reset() {

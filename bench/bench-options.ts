@@ -2,7 +2,15 @@
 // `pnpm bench --index-costs [--quick]`: what each index of the event log costs the accept path
 // `pnpm bench --history=N [--quick]`: the event log empty and with N events of history
 
-export const PHASES = ['capacity', 'latency', 'drain', 'lag', 'hot-slugs', 'footprint'] as const;
+export const PHASES = [
+  'capacity',
+  'latency',
+  'drain',
+  'lag',
+  'hot-slugs',
+  'footprint',
+  'deliveries',
+] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -55,6 +63,23 @@ export interface BenchPlan {
   isolationBudgetSeconds: number;
   /** Added to the watchdog when hot-slugs runs: its length on a service missing every deadline. */
   hotSlugsWatchdogSeconds: number;
+  /** Deliveries: events of each of its content drains (five, each filled anew). */
+  deliveryDrainEvents: number;
+  /**
+   * Deliveries: the window of each of its drains, content or deliveries. Shorter than the
+   * drain phase's: a drain with endpoints runs at a fraction of one without, and the rate
+   * (first finished to last) is the same over part of a backlog as over all of it.
+   */
+  deliveryDrainDeadlineSeconds: number;
+  /**
+   * Deliveries: article.create a second while delivery lag is measured, at most: half of
+   * what one worker sustains with the endpoints, as the phase's drains measured it, when
+   * that is less. And how long.
+   */
+  deliveryLagRate: number;
+  deliveryLagSeconds: number;
+  /** Added to the watchdog when deliveries runs: about twice its length. */
+  deliveriesWatchdogSeconds: number;
   /** Index costs: the first search, from this rate, finds where the narrow ones start. */
   indexCostCalibrationRate: number;
   /** Index costs: each search starts at this fraction of the calibration's capacity... */
@@ -98,6 +123,13 @@ const DEFAULT_PLAN: BenchPlan = {
   isolationSettleSeconds: 30,
   isolationBudgetSeconds: 240,
   hotSlugsWatchdogSeconds: 480,
+  // Five content drains of 4,000 events (a fill of 2-6 s, a drain of 4-10 s), a delivery
+  // drain and the lag run: 122 s on 2 cores with 1.15 cores of other work; less alone.
+  deliveryDrainEvents: 4_000,
+  deliveryDrainDeadlineSeconds: 10,
+  deliveryLagRate: 100,
+  deliveryLagSeconds: 8,
+  deliveriesWatchdogSeconds: 180,
   // About 4.5 minutes on 2 cores: build and set-up, a calibration, then 8 variants and 4
   // references of about 18 s each (warm-up and 4 steps of 1 + 2 s). On a busy machine the
   // references scatter and searches take more steps: 411 s in one such run, hence 10 min.
@@ -128,6 +160,10 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   isolationSettleSeconds: 15,
   isolationBudgetSeconds: 100,
   hotSlugsWatchdogSeconds: 240,
+  deliveryDrainEvents: 1_500,
+  deliveryDrainDeadlineSeconds: 6,
+  deliveryLagSeconds: 4,
+  deliveriesWatchdogSeconds: 90,
   indexCostStepSeconds: 1,
   indexCostWatchdogSeconds: 360,
 };
@@ -200,5 +236,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     plan.watchdogSeconds += 400;
   }
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
+  if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

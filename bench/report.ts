@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapacityResult } from './phases/capacity.js';
+import type { DeliveriesResult } from './phases/deliveries.js';
 import type { DrainResult } from './phases/drain.js';
 import type { FootprintResult } from './phases/footprint.js';
 import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
@@ -20,6 +21,7 @@ export interface Figures {
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
   hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
+  deliveries?: DeliveriesResult;
 }
 
 export interface Row {
@@ -138,6 +140,40 @@ function isolationRows(add: AddRow, isolation: IsolationResult) {
   );
 }
 
+function deliveryRows(add: AddRow, deliveries: DeliveriesResult) {
+  const { endpointsPerAccount: n, throughput, lag, referenceRate: reference } = deliveries;
+  const without = `${perSecond(reference)} no endpoints`;
+  for (const [how, drain] of [
+    ['outbox only, deliveries not consumed', deliveries.outboxOnly],
+    ['deliveries in a 2nd worker process', deliveries.separate],
+    ['deliveries in the same worker', deliveries.together],
+  ] as const) {
+    add(
+      `Content drain, ${n} endpoints/account: ${how}`,
+      perSecond(drain.rate),
+      without,
+      ratio(drain.rate, reference),
+    );
+  }
+  add(
+    'Webhook deliveries, 1 worker (WORKER_QUEUES=deliveries), local receiver',
+    perSecond(throughput.rate),
+    `${perSecond(reference)} events, 1 worker`,
+    ratio(throughput.rate, reference),
+  );
+  for (const [name, key] of [
+    ['p50', 'p50Ms'],
+    ['p99', 'p99Ms'],
+  ] as const) {
+    add(
+      `Delivery lag ${name} at ${lag.rate} creates/s, ${n} endpoints (applied → delivered)`,
+      duration(lag.delivery[key]),
+      `${duration(lag.content[key])} accepted → applied`,
+      ratio(lag.delivery[key], lag.content[key]),
+    );
+  }
+}
+
 type AddRow = (
   figure: string,
   service: string,
@@ -150,7 +186,7 @@ export function tableRows(figures: Figures): Row[] {
   const rows: Row[] = [];
   const add: AddRow = (figure, service, reference, r, target = '—') =>
     rows.push({ figure, service, reference, ratio: r, target });
-  const { capacity, latency, drain, lag, hotSlugs, footprint } = figures;
+  const { capacity, latency, drain, deliveries, lag, hotSlugs, footprint } = figures;
   if (capacity) {
     const { service, floor } = capacity;
     add(
@@ -187,6 +223,7 @@ export function tableRows(figures: Figures): Row[] {
       ratio(service2.rate, service1.rate),
     );
   }
+  if (deliveries) deliveryRows(add, deliveries);
   if (lag) {
     add(
       `End-to-end lag p50 at ${lag.rate}/s`,

@@ -9,6 +9,7 @@ import { REPO_ROOT } from '@ingest/test-harness';
 import { parseOptions, USAGE, type BenchOptions } from './bench-options.js';
 import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js';
 import { measureCapacity } from './phases/capacity.js';
+import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
 import { measureFootprint } from './phases/footprint.js';
 import { measureHistory, newHistoryResult } from './phases/history.js';
@@ -86,6 +87,8 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
     const half = figures.capacity ? Math.round(figures.capacity.service.rate / 2) : 0;
     figures.footprint = await measureFootprint(env, half > 0 ? half : fallback('footprint'));
   }
+  // Last: it is the only phase with webhook endpoints, and removes them when it ends.
+  if (phases.has('deliveries')) figures.deliveries = await measureDeliveries(env);
   env.notes.push(...backlogNotes(figures));
 }
 

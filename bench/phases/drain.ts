@@ -1,17 +1,16 @@
 // Worker drain rate: the queue is filled through the accept path with workers stopped,
 // then workers start and the bench counts finished events until all are. The rate is
 // taken from the first finished event to the last, so process start-up is left out.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { createEventStream } from '../support/event-mix.js';
 import { runAmount } from '../support/fixed-rate-load.js';
 import { describeCpu, type CpuUse } from '../support/cpu-meter.js';
+import { followDrain } from '../support/drain-progress.js';
 import { statusSummary } from '../support/format.js';
 import { startFloorWorker, startServiceWorker, type RunningHttp } from '../support/launchers.js';
 import { failedCount, finishedCount, type Side } from '../support/progress-queries.js';
 
 const FILL_CONNECTIONS = 64;
-const POLL_MS = 200;
 
 export interface DrainResult {
   events: number;
@@ -26,62 +25,97 @@ export interface DrainResult {
   cpu: CpuUse;
 }
 
-async function fillQueue(env: BenchEnvironment, side: Side, target: RunningHttp) {
-  const { drainEvents } = env.options.plan;
+/** One of the processes a drain starts once the queue is full, as its CPU is reported. */
+export interface DrainWorker {
+  name: string;
+  start(): Promise<RunningHttp>;
+}
+
+/**
+ * Rounds of the fill: a request the API sheds (503, its event loop saturated by the fill
+ * itself on a busy machine) is no event, and is sent again, so that every drain starts
+ * from the same backlog; on a busy machine one round once queued a quarter of it.
+ */
+const FILL_ROUNDS = 3;
+
+async function fillQueue(env: BenchEnvironment, side: Side, target: RunningHttp, events: number) {
   const stream = createEventStream(env.keys, env.tag('drain'), 'mixed');
   const meter = await env.cpuMeter([{ name: side, pid: target.proc.pid }]);
-  const fill = await runAmount(
-    `${target.baseUrl}/api/webhooks/content`,
-    stream,
-    drainEvents,
-    FILL_CONNECTIONS,
-  );
+  const byStatus: Record<string, number> = {};
+  let accepted = 0;
+  let failures = 0;
+  let elapsedSeconds = 0;
+  for (let round = 0; round < FILL_ROUNDS && accepted < events; round += 1) {
+    const fill = await runAmount(
+      `${target.baseUrl}/api/webhooks/content`,
+      stream,
+      events - accepted,
+      FILL_CONNECTIONS,
+    );
+    for (const [status, n] of Object.entries(fill.byStatus)) {
+      byStatus[status] = (byStatus[status] ?? 0) + n;
+    }
+    accepted += fill.byStatus['202'] ?? 0;
+    failures += fill.failures;
+    elapsedSeconds += fill.elapsedSeconds;
+  }
   const cpu = await meter.stop();
-  const accepted = fill.byStatus['202'] ?? 0;
   env.log(
-    `  ${side} fill: ${drainEvents} events in ${fill.elapsedSeconds.toFixed(1)} s ` +
-      `(${Math.round(accepted / fill.elapsedSeconds)}/s) ${statusSummary(fill.byStatus)}\n` +
+    `  ${side} fill: ${accepted} of ${events} events in ${elapsedSeconds.toFixed(1)} s ` +
+      `(${Math.round(accepted / elapsedSeconds)}/s) ${statusSummary(byStatus)}\n` +
       `      ${describeCpu(cpu)}`,
   );
-  if (fill.failures > 0) {
-    env.notes.push(`${side} drain fill: ${fill.failures} of ${drainEvents} not answered 202`);
+  if (failures > 0) {
+    env.notes.push(
+      `${side} drain fill: ${failures} answers not 202, sent again; ${accepted} of ${events} queued`,
+    );
   }
   return { accepted, mix: { ...stream.counts } };
 }
 
-async function drain(env: BenchEnvironment, side: Side, workers: number): Promise<DrainResult> {
+/** The drain phase's own size and window unless a caller gives others. */
+export interface DrainSize {
+  events?: number;
+  deadlineSeconds?: number;
+}
+
+/**
+ * Empties everything, queues `events` mixed events through `side`'s accept path, then
+ * starts `workers` together and follows the drain. `label` names it in the log and notes.
+ * The workers are stopped before it resolves; what else they left (webhook deliveries)
+ * stays until the next reset.
+ */
+export async function drainOnce(
+  env: BenchEnvironment,
+  side: Side,
+  label: string,
+  workers: DrainWorker[],
+  size: DrainSize = {},
+): Promise<DrainResult> {
+  const { events = env.options.plan.drainEvents } = size;
+  const { deadlineSeconds = env.options.plan.drainDeadlineSeconds } = size;
   await env.reset();
-  const { accepted, mix } = await fillQueue(env, side, side === 'service' ? env.api : env.floor);
-  const start = side === 'service' ? startServiceWorker : startFloorWorker;
-  const running = await Promise.all(
-    Array.from({ length: workers }, () => start(env.processes, env.stores, env.options.cpuProfile)),
-  );
+  const target = side === 'service' ? env.api : env.floor;
+  const { accepted, mix } = await fillQueue(env, side, target, events);
+  const running = await Promise.all(workers.map((worker) => worker.start()));
   const meter = await env.cpuMeter(
-    running.map((worker, i) => ({ name: `worker ${i + 1}`, pid: worker.proc.pid })),
+    running.map((worker, i) => ({ name: workers[i]?.name ?? 'worker', pid: worker.proc.pid })),
   );
-  const deadline = Date.now() + env.options.plan.drainDeadlineSeconds * 1000;
-  let first: { at: number; count: number } | undefined;
-  let last = { at: performance.now(), count: 0 };
-  while (last.count < accepted && Date.now() < deadline) {
-    await sleep(POLL_MS);
-    env.processes.assertNoCrash();
-    last = { at: performance.now(), count: await finishedCount(env.db, side) };
-    if (first === undefined && last.count > 0) first = last;
-  }
+  const progress = await followDrain(
+    env.processes,
+    accepted,
+    () => finishedCount(env.db, side),
+    deadlineSeconds,
+  );
   const cpu = await meter.stop();
   await Promise.all(running.map((worker) => worker.proc.stop()));
-  const seconds = first === undefined ? Number.NaN : (last.at - first.at) / 1000;
   const result: DrainResult = {
     events: accepted,
-    rate: first === undefined ? Number.NaN : (last.count - first.count) / seconds,
-    seconds,
-    finished: last.count,
+    ...progress,
     failed: side === 'service' ? await failedCount(env.db) : 0,
-    complete: last.count >= accepted,
     mix,
     cpu,
   };
-  const label = `${side} ${workers} worker${workers > 1 ? 's' : ''}`;
   const failed = result.failed > 0 ? `, ${result.failed} failed` : '';
   env.log(
     `  ${label}: ${result.finished}/${accepted} finished${failed}, ` +
@@ -90,18 +124,30 @@ async function drain(env: BenchEnvironment, side: Side, workers: number): Promis
   if (!result.complete) {
     env.notes.push(
       `${label}: ${result.finished} of ${accepted} events applied within the ` +
-        `${env.options.plan.drainDeadlineSeconds} s drain window; the rate is over those.`,
+        `${deadlineSeconds} s drain window; the rate is over those.`,
     );
   }
   if (result.failed > 0) env.notes.push(`${label} drain: ${result.failed} events failed.`);
   return result;
 }
 
+/** `count` service workers with the service's defaults (both queues), named worker 1, 2, ... */
+export function serviceWorkers(env: BenchEnvironment, count: number): DrainWorker[] {
+  return Array.from({ length: count }, (_, i) => ({
+    name: `worker ${i + 1}`,
+    start: () => startServiceWorker(env.processes, env.stores, env.options.cpuProfile),
+  }));
+}
+
 export async function measureDrain(env: BenchEnvironment) {
   env.log(`drain: ${env.options.plan.drainEvents} mixed events queued with workers stopped`);
-  const service1 = await drain(env, 'service', 1);
-  const service2 = await drain(env, 'service', 2);
-  const floor = await drain(env, 'floor', 1);
+  const service1 = await drainOnce(env, 'service', 'service 1 worker', serviceWorkers(env, 1));
+  const service2 = await drainOnce(env, 'service', 'service 2 workers', serviceWorkers(env, 2));
+  const floorWorker: DrainWorker = {
+    name: 'worker 1',
+    start: () => startFloorWorker(env.processes, env.stores, env.options.cpuProfile),
+  };
+  const floor = await drainOnce(env, 'floor', 'floor 1 worker', [floorWorker]);
   await env.reset();
   return { service1, service2, floor };
 }

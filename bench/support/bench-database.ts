@@ -73,7 +73,10 @@ export async function createBenchDatabase(): Promise<pg.Pool> {
 
 /**
  * Empties what the measured paths write, so that each step starts from the same table
- * sizes. Accounts and API keys stay. Run only while no worker runs.
+ * sizes. Accounts, API keys and webhook endpoints stay. Run only while no worker runs.
+ *
+ * Outgoing webhook messages and their deliveries are named: they reference accounts and
+ * endpoints, not the event log, so CASCADE from webhook_logs would not reach them.
  *
  * CASCADE also empties every table whose rows reference these (any table added later
  * that hangs off webhook_logs or articles): without it, one the bench does not name makes
@@ -83,7 +86,7 @@ export async function createBenchDatabase(): Promise<pg.Pool> {
 export async function truncateEventTables(pool: pg.Pool): Promise<void> {
   await pool.query(
     `TRUNCATE webhook_logs, event_attempts, idempotency_keys, highlights, articles, categories,
-       floor_log, floor_article CASCADE`,
+       webhook_messages, webhook_deliveries, floor_log, floor_article CASCADE`,
   );
 }
 

@@ -31,6 +31,11 @@ const sharedEnv = (stores: Stores) => ({
   REDIS_URL: stores.redisUrl,
   REDIS_KEY_PREFIX: SERVICE_REDIS_PREFIX,
   LOG_LEVEL: 'info',
+  // Outgoing webhooks go to the bench's own receiver, on plain http at 127.0.0.1, which
+  // the target policy refuses by default (the API checks endpoint URLs, workers every
+  // attempt). It changes nothing for an account without endpoints.
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
 });
 
 let started = 0;
@@ -82,16 +87,25 @@ export async function startApi(group: ProcessGroup, stores: Stores, cpuProfile: 
   );
 }
 
-export async function startServiceWorker(group: ProcessGroup, stores: Stores, cpuProfile: boolean) {
+/** WORKER_QUEUES: what a worker process consumes; the service's default is both. */
+export type WorkerQueues = 'content,deliveries' | 'content' | 'deliveries';
+
+export async function startServiceWorker(
+  group: ProcessGroup,
+  stores: Stores,
+  cpuProfile: boolean,
+  queues: WorkerQueues = 'content,deliveries',
+) {
   const port = await freePort();
   return startHttp(
     group,
-    'worker',
+    queues === 'content,deliveries' ? 'worker' : `worker-${queues}`,
     ['--enable-source-maps', ...profileFlags(cpuProfile), 'apps/worker/dist/main.js'],
     {
       ...sharedEnv(stores),
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
       WORKER_HTTP_PORT: String(port),
+      WORKER_QUEUES: queues,
     },
     port,
   );
