@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { createDatabase } from '@ingest/db';
+import { SECOND_MS } from '@ingest/domain';
 import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
@@ -16,6 +17,7 @@ import {
   createRedisConnection,
   DELIVERIES_QUEUE,
   DELIVERY_BACKOFF,
+  retryDelayMs,
   warnUnlessNoEviction,
   type ContentJobData,
   type DeliveryJobData,
@@ -115,12 +117,22 @@ export async function createWorkerRuntime(
         maxStalledCount: 5,
         settings: {
           // The wait the failed attempt asked for (WEBHOOK_RETRY_SCHEDULE, by the
-          // delivery's own count of attempts: its job may have been queued again).
-          backoffStrategy: (_attemptsMade: number, type?: string, error?: Error) =>
-            type === DELIVERY_BACKOFF && error instanceof RetryDeliveryLater ? error.delayMs : 0,
+          // delivery's own count of attempts: its job may have been queued again). A job
+          // that failed otherwise (the database, mid-attempt) waits as BullMQ counts, and
+          // at least a second: an immediate retry would send the message again at once.
+          backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
+            type === DELIVERY_BACKOFF && error instanceof RetryDeliveryLater
+              ? error.delayMs
+              : Math.max(SECOND_MS, retryDelayMs(config.webhooks.retryScheduleMs, attemptsMade)),
         },
       })
     : undefined;
+  // A failed attempt is recorded on its delivery; any other failure of a delivery job
+  // (the database, say) would otherwise leave no trace.
+  deliveryWorker?.on('failed', (job, error) => {
+    if (error instanceof RetryDeliveryLater) return;
+    logger.warn({ err: error, deliveryId: job?.data.deliveryId }, 'delivery job failed');
+  });
   const consumers = [contentWorker, deliveryWorker].filter((w) => w !== undefined);
   // Connection errors repeat while Redis is away; BullMQ reconnects by itself.
   for (const consumer of consumers) {
