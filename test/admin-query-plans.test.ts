@@ -139,10 +139,11 @@ async function planOf(sql: Prisma.Sql) {
           AND reltuples < 1000`
     ).map((partition) => partition.relname),
   );
-  const nodes = nodesOf(row!['QUERY PLAN'][0].Plan).filter(
-    (node) => !small.has(node['Relation Name'] ?? ''),
-  );
+  const every = nodesOf(row!['QUERY PLAN'][0].Plan);
+  const nodes = every.filter((node) => !small.has(node['Relation Name'] ?? ''));
   return {
+    /** Every partition the plan reads, small or not. */
+    relations: [...new Set(every.flatMap((node) => node['Relation Name'] ?? []))],
     plan: {
       // Each partition's own index, read as the index it was made from.
       indexes: [...new Set(nodes.flatMap((node) => node['Index Name'] ?? []).map(unpartitioned))],
@@ -193,11 +194,17 @@ describe('the operator event search uses an index for each filter', () => {
     // the value is rare, asks the payload index window by window.
     const probe = 'payload' in query() ? plans.shift() : undefined;
     if (probe !== undefined) {
-      expect(probe.plan.seqScan, probe.outline).toBe(false);
-      const others = probe.plan.indexes.filter(
-        (name) => name !== 'webhook_logs_received_at_id_idx',
-      );
-      expect(others, probe.outline).toEqual([]);
+      // The probe reads the newest window only (today's partition, and those made ahead),
+      // whichever way the planner likes within it: that partition holds the day so far of
+      // this seed, up to 1,440 rows, and reading the newest 500 of them by a scan and a
+      // sort is as good a plan as the index. (Held to "no seq scan", this failed every day
+      // after 16:40 UTC, once today's partition passed the 1,000 rows of `small`.)
+      const today = `webhook_logs_p${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`;
+      expect(probe.relations.length, probe.outline).toBeGreaterThan(0);
+      expect(
+        probe.relations.filter((name) => name < today),
+        probe.outline,
+      ).toEqual([]);
     }
     // A window of partitions too small to judge has no nodes left: the others must use
     // the filter's index, and together they must show it.
