@@ -13,6 +13,7 @@ import {
 } from '@ingest/test-harness';
 import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
 import pg from 'pg';
+import { WEBHOOK_ENV } from './webhook-receivers.js';
 
 const API = {
   nodeArgs: typeScriptEntry('apps/api/src/server.ts'),
@@ -71,6 +72,8 @@ export async function startCluster(options: { workers: number; log: (line: strin
       REDIS_KEY_PREFIX: 'faults',
       LOG_LEVEL: 'info',
       JOB_BACKOFF_MS: '200',
+      // The API checks an endpoint's URL when it is registered, the workers on each attempt.
+      ...WEBHOOK_ENV,
     };
     const apiEnv = {
       ...shared,

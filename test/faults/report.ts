@@ -1,8 +1,9 @@
-// The results table, for the terminal and for test/faults/results/latest.md. Cells are
-// padded the way Prettier pads Markdown tables, so the file passes `prettier --check`.
+// The results table, for the terminal and for test/faults/results/latest.md, and what
+// scenarios with a companion (webhook receivers) add to it.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { quantile, type BotCounters } from './bot-request.js';
+import { markdownTable } from './markdown-table.js';
 import { passed, type ScenarioResult } from './run-scenario.js';
 
 const HEADERS = [
@@ -88,17 +89,8 @@ function rowOf(result: ScenarioResult): string[] {
   ];
 }
 
-export function table(results: ScenarioResult[]): string {
-  const rows = results.map(rowOf);
-  const widths = HEADERS.map((header, i) =>
-    Math.max(3, header.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 3)).join(' | ')} |`;
-  return [line(HEADERS), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join(
-    '\n',
-  );
-}
+export const table = (results: ScenarioResult[]): string =>
+  markdownTable(HEADERS, results.map(rowOf));
 
 /**
  * Every problem found, scenario by scenario: the gravest kinds first, at most `limit`
@@ -128,6 +120,15 @@ export function findings(results: ScenarioResult[], limit = 8): string[] {
   return lines;
 }
 
+/** What companions (webhook receivers) found besides the ledger: a summary and a table each. */
+export function companionReport(results: ScenarioResult[]): string[] {
+  return results.flatMap(({ scenario, companion }) =>
+    companion === undefined
+      ? []
+      : [`${scenario.name} ${companion.summary}`, '', ...companion.details, ''],
+  );
+}
+
 /** The traffic of a scenario that brings its own (see Scenario.shape), as sent. */
 function traffic(result: ScenarioResult): string {
   if (result.scenario.shape === undefined) return '';
@@ -151,6 +152,7 @@ export async function writeResults(
   info: RunInfo,
 ): Promise<void> {
   const failed = results.filter((result) => !passed(result));
+  const companions = companionReport(results);
   const details = findings(results).map((line) =>
     line.startsWith('  - ') ? `  - \`${line.slice(4).replaceAll('`', "'")}\`` : `- ${line}`,
   );
@@ -172,6 +174,7 @@ export async function writeResults(
       (result) => `- ${result.scenario.name}: ${result.scenario.fault}${traffic(result)}`,
     ),
     '',
+    ...(companions.length === 0 ? [] : ['Besides the ledger:', '', ...companions]),
     ...(details.length === 0 ? [] : ['Findings:', '', ...details, '']),
   ].join('\n');
   await mkdir(dirname(path), { recursive: true });

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startCluster, type Cluster } from './harness.js';
 import { selfCheckLedger } from './ledger-self-check.js';
-import { findings, table, writeLogs, writeResults } from './report.js';
+import { companionReport, findings, table, writeLogs, writeResults } from './report.js';
 import { passed, runScenario, type RunSettings, type ScenarioResult } from './run-scenario.js';
 import { SCENARIOS } from './scenarios.js';
 import { SPREAD_MIX } from './workload.js';
@@ -119,6 +119,8 @@ async function main(): Promise<boolean> {
 
   const wallMs = Date.now() - started;
   console.log(`\n${table(results)}\n`);
+  const companions = companionReport(results);
+  if (companions.length > 0) console.log(companions.join('\n'));
   const details = findings(results);
   if (details.length > 0) console.log(`${details.join('\n')}\n`);
   await writeResults(RESULTS_PATH, results, {

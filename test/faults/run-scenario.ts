@@ -1,6 +1,6 @@
 // One scenario from start to verdict: a fresh account and fresh slugs, the load (of the
 // scenario's own shape, or the run's) with the fault injected part-way through, a bounded
-// wait for the workers to finish, then the ledger checks.
+// wait for the workers to finish, then the ledger checks, and the companion's if it has one.
 import { createPublisher, fetchClient, newAccountFields } from '@ingest/test-harness';
 import type { BotCounters } from './bot-request.js';
 import type { Cluster } from './harness.js';
@@ -8,7 +8,7 @@ import { checkLedger, type LedgerReport } from './ledger.js';
 import { readLedger, waitForDrain, type LedgerSnapshot } from './ledger-queries.js';
 import { overlapOf, startLoad, type SentEvent } from './load-generator.js';
 import { checkReceipts } from './receipts-check.js';
-import type { Scenario } from './scenarios.js';
+import type { CompanionVerdict, FaultContext, Scenario } from './scenarios.js';
 import { planWorkload, type WorkloadShape } from './workload.js';
 
 export interface RunSettings {
@@ -42,8 +42,13 @@ export interface ScenarioResult {
   unfinished: number;
   /** Distinct events the workers' outbox reconciler had to queue again. */
   requeued: number;
-  /** Problems outside the ledger: the fault failed, a process died, receipts disagree. */
+  /**
+   * Problems outside the ledger: the fault failed, a process died, receipts disagree, the
+   * companion's checks failed.
+   */
   problems: string[];
+  /** What the scenario's companion (webhook receivers) found, when it has one. */
+  companion?: CompanionVerdict;
   /** What the checks read, kept for the ledger's self-check. */
   snapshot: LedgerSnapshot;
   sent: SentEvent[];
@@ -76,6 +81,8 @@ export async function runScenario(
     newAccountFields(`${tag}.faults.test`, 'bot'),
     2,
   );
+  // Before the load, so that it sees all of it (webhook endpoints are told of every change).
+  const companion = await scenario.companion?.({ cluster, account, log });
   const shape = scenario.shape?.[settings.mode] ?? settings.shape;
   const scripts = planWorkload({
     tag,
@@ -111,16 +118,22 @@ export async function runScenario(
     () => log(`  ${load.sentCount()}/${total} events acknowledged`),
     3_000,
   );
+  const context: FaultContext = {
+    cluster,
+    log: (line) => log(`  ${line}`),
+    outageMs: settings.outageMs,
+    whenProgress: (fraction) => load.whenProgress(fraction),
+    beforeKill: companion === undefined ? undefined : () => companion.beforeKill(),
+  };
   const fault = (async () => {
     await load.whenProgress(settings.faultAt);
-    await scenario.inject({
-      cluster,
-      log: (line) => log(`  ${line}`),
-      outageMs: settings.outageMs,
-      whenProgress: (fraction) => load.whenProgress(fraction),
-    });
+    await scenario.inject(context);
   })().catch((error: Error) => {
     problems.push(`fault injection failed: ${error.message}`);
+  });
+  // From the start of the load, on a timeline of its own (receivers coming back).
+  const alongside = companion?.alongside(context).catch((error: Error) => {
+    problems.push(`companion failed: ${error.message}`);
   });
   const [{ sent, counters }] = await Promise.all([load.done, fault]).finally(() =>
     clearInterval(progress),
@@ -142,6 +155,12 @@ export async function runScenario(
   problems.push(
     ...(await checkReceipts(cluster.baseUrl, account.apiKeys[0] ?? '', snapshot.rows, 25)),
   );
+  await alongside; // its timeline may go on past the load, bounded
+  const verdict = await companion?.judge().finally(() => companion.close());
+  if (verdict !== undefined) {
+    log(`  ${verdict.summary}`);
+    problems.push(...verdict.problems);
+  }
   problems.push(...cluster.unexpectedExits.slice(exitsBefore));
   return {
     scenario,
@@ -156,6 +175,7 @@ export async function runScenario(
       (id) => !requeuedBefore.has(id),
     ).length,
     problems,
+    companion: verdict,
     snapshot,
     sent,
     loadMs,

@@ -1,9 +1,12 @@
 // The faults, one a scenario. Each is injected once the load is well under way (see
 // run-scenario.ts) and returns when the system has been given back everything it lost:
 // the checks then judge whether it recovered by itself. A scenario may also bring its own
-// traffic (`shape`); the others share the run's.
+// traffic (`shape`); the others share the run's. It may also put something else under
+// test besides the events (`companion`): webhook receivers, judged by checks of their own.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { PublisherAccount } from '@ingest/test-harness';
 import type { Cluster } from './harness.js';
+import { startWebhookReceivers } from './webhook-scenario.js';
 import { SPREAD_MIX, type EventMix, type WorkloadShape } from './workload.js';
 
 export interface FaultContext {
@@ -13,6 +16,11 @@ export interface FaultContext {
   outageMs: number;
   /** Resolves once this share of the scenario's events (or load time) has gone by. */
   whenProgress: (fraction: number) => Promise<void>;
+  /**
+   * With a companion: called before a worker is killed; waits (briefly) until some of its
+   * work is in flight, for the kill to cut, and says how much was.
+   */
+  beforeKill?: () => Promise<string>;
 }
 
 export interface Scenario {
@@ -23,6 +31,37 @@ export interface Scenario {
   /** Its own traffic, by mode; without it, the run's (many slugs, a few events each). */
   shape?: Record<'quick' | 'full', WorkloadShape>;
   inject(context: FaultContext): Promise<void>;
+  /** Started once the scenario's account exists, before the load (see Companion). */
+  companion?: (setup: CompanionSetup) => Promise<Companion>;
+}
+
+export interface CompanionSetup {
+  cluster: Cluster;
+  account: PublisherAccount;
+  log: (line: string) => void;
+}
+
+/**
+ * Something else a scenario puts under test besides the events (webhook receivers and
+ * their endpoints): it acts during the load, alongside the fault, and is judged once the
+ * events have drained. A problem it finds fails the scenario.
+ */
+export interface Companion {
+  alongside(context: FaultContext): Promise<void>;
+  /** See FaultContext.beforeKill. */
+  beforeKill(): Promise<string>;
+  /** Waits (bounded) for its own work to finish, then checks it. */
+  judge(): Promise<CompanionVerdict>;
+  /** Called whatever happened. */
+  close(): Promise<void>;
+}
+
+export interface CompanionVerdict {
+  problems: string[];
+  /** One line for the log and the results. */
+  summary: string;
+  /** Markdown lines for the results file (a table). */
+  details: string[];
 }
 
 /**
@@ -30,12 +69,13 @@ export interface Scenario {
  * before worker 1 is back: then no worker runs for a moment, and the jobs wait in Redis
  * for whichever starts first.
  */
-async function killWorkersInTurn({ cluster, log, whenProgress }: FaultContext): Promise<void> {
-  log('SIGKILL worker 1');
+async function killWorkersInTurn(context: FaultContext): Promise<void> {
+  const { cluster, log, whenProgress } = context;
+  log(`SIGKILL worker 1${(await context.beforeKill?.()) ?? ''}`);
   await cluster.stopWorker(0, 'SIGKILL');
   const first = sleep(1_000).then(() => cluster.startWorker(0));
   await whenProgress(0.65);
-  log('SIGKILL worker 2');
+  log(`SIGKILL worker 2${(await context.beforeKill?.()) ?? ''}`);
   await cluster.stopWorker(1, 'SIGKILL');
   await sleep(1_000);
   await Promise.all([first, cluster.startWorker(1)]);
@@ -126,6 +166,13 @@ export const SCENARIOS: Scenario[] = [
       await cluster.restartApi('SIGKILL');
       log('new API listening');
     },
+  },
+  {
+    name: 'webhook-receivers',
+    fault:
+      'webhook receivers down, answering 500, or slow past the timeout, then back; SIGKILL worker 1 mid-delivery, restart it; SIGKILL worker 2 later, restart it',
+    inject: killWorkersInTurn,
+    companion: startWebhookReceivers,
   },
   {
     // Last: on code that orders a slug's events slowly, what it leaves unfinished would
