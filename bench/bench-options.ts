@@ -129,7 +129,7 @@ const DEFAULT_PLAN: BenchPlan = {
   deliveryDrainDeadlineSeconds: 10,
   deliveryLagRate: 100,
   deliveryLagSeconds: 8,
-  deliveriesWatchdogSeconds: 180,
+  deliveriesWatchdogSeconds: 210,
   // About 4.5 minutes on 2 cores: build and set-up, a calibration, then 8 variants and 4
   // references of about 18 s each (warm-up and 4 steps of 1 + 2 s). On a busy machine the
   // references scatter and searches take more steps: 411 s in one such run, hence 10 min.
