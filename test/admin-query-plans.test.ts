@@ -102,30 +102,16 @@ afterAll(async () => {
  * (newest-first.ts) and each window's statement is kept; their plans are then asked of
  * the real database.
  */
-/** A statement as sent: its text with $n parameters, and their values. */
-interface Sent {
-  text: string;
-  values: unknown[];
-}
-
-/** The statements searchEvents sends, through Prisma or (prepared) through the pool. */
-async function searchSql(query: Omit<EventSearchQuery, 'limit'>): Promise<Sent[]> {
-  const sent: Sent[] = [];
+async function searchSql(query: Omit<EventSearchQuery, 'limit'>): Promise<Prisma.Sql[]> {
+  const sent: Prisma.Sql[] = [];
   const prisma = {
     $queryRaw: async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
-      const sql = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
-      sent.push({ text: sql.text, values: sql.values });
+      sent.push(query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values));
       return [];
     },
   };
-  const pool = {
-    query: async ({ text, values }: Sent) => {
-      sent.push({ text, values });
-      return { rows: [] };
-    },
-  };
   const config = { eventLog: { interval: 'day' } };
-  await searchEvents({ db: { prisma, pool } as unknown as Database, config } as never, {
+  await searchEvents({ db: { prisma } as unknown as Database, config } as never, {
     limit: 20,
     ...query,
   });
@@ -139,14 +125,11 @@ const describeNode = (node: PlanNode): string =>
     .join(' ');
 
 /** Which indexes the plan of `sql` reads, and whether it reads webhook_logs whole. */
-async function planOf(sql: Sent) {
-  // Through the pool Prisma also queries through, parameters sent the same way.
-  const {
-    rows: [row],
-  } = await db.pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
-    text: `EXPLAIN (FORMAT JSON) ${sql.text}`,
-    values: sql.values,
-  });
+async function planOf(sql: Prisma.Sql) {
+  // Through Prisma, as searchEvents runs it, so the parameters are sent the same way.
+  const [row] = await db.prisma.$queryRaw<Array<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>>(
+    Prisma.sql`EXPLAIN (FORMAT JSON) ${sql}`,
+  );
   // Partitions with next to no rows (those made ahead, the first, partly filled day) are
   // read by whichever index the planner likes: only the others' choices say anything.
   const small = new Set(

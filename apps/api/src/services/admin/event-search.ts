@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EventSearchFilters, EventSearchQuery, OperatorEvent } from '@ingest/contracts';
 import { Prisma } from '@ingest/db';
 import { idBoundaryAt } from '@ingest/event-log';
@@ -104,35 +103,19 @@ function matching({ filters, after }: Query, window: IdWindow): Prisma.Sql {
 /** The first `take` matches with ids in `window`, newest first. */
 async function readWindow(deps: Deps, query: Query, window: IdWindow) {
   const where = matching(query, window);
-  if (query.filters.slug === undefined) {
-    return deps.db.prisma.$queryRaw<OperatorEventRow[]>`
-      SELECT ${OPERATOR_EVENT_COLUMNS} FROM webhook_logs WHERE ${where}
-      ${newestFirstSql} LIMIT ${query.take}`;
-  }
-  // A slug has a handful of events, but PostgreSQL keeps no statistics of single array
-  // elements that rare and guesses 0.5% of the log: it would walk the newest-first index
-  // filtering every row (seconds at a million events) rather than ask the order-keys GIN.
-  // Fenced off, the GIN is asked first, then the few found sorted.
-  return preparedRows<OperatorEventRow>(
-    deps,
-    Prisma.sql`
-      WITH found AS MATERIALIZED (SELECT * FROM webhook_logs WHERE ${where})
-      SELECT ${OPERATOR_EVENT_COLUMNS} FROM found ${newestFirstSql} LIMIT ${query.take}`,
+  return deps.db.prisma.$queryRaw<OperatorEventRow[]>(
+    query.filters.slug === undefined
+      ? Prisma.sql`
+          SELECT ${OPERATOR_EVENT_COLUMNS} FROM webhook_logs WHERE ${where}
+          ${newestFirstSql} LIMIT ${query.take}`
+      : // A slug has a handful of events, but PostgreSQL keeps no statistics of single
+        // array elements that rare and guesses 0.5% of the log: it would walk the newest-
+        // first index filtering every row (seconds at a million events) rather than ask
+        // the order-keys GIN. Fenced off, the GIN is asked first, then the few found sorted.
+        Prisma.sql`
+          WITH found AS MATERIALIZED (SELECT * FROM webhook_logs WHERE ${where})
+          SELECT ${OPERATOR_EVENT_COLUMNS} FROM found ${newestFirstSql} LIMIT ${query.take}`,
   );
-}
-
-/**
- * Runs a query as a named prepared statement, one name per text, so that each connection
- * plans it once (PostgreSQL keeps a generic plan after a few runs). A slug search reads
- * every partition, and planning it over 48 partitions took 2.8 ms of a 4.1 ms round trip
- * with the log empty (0.75 ms prepared): the slug search's whole extra cost at 10 million
- * events of history. Searches that walk id windows plan a partition or two and stay on
- * Prisma.
- */
-async function preparedRows<Row extends object>(deps: Deps, sql: Prisma.Sql): Promise<Row[]> {
-  const name = `operator-search-${createHash('sha1').update(sql.text).digest('hex').slice(0, 16)}`;
-  const { rows } = await deps.db.pool.query<Row>({ name, text: sql.text, values: sql.values });
-  return rows;
 }
 
 /**
