@@ -111,7 +111,7 @@ async function searchSql(query: Omit<EventSearchQuery, 'limit'>): Promise<Prisma
     },
   };
   const config = { eventLog: { interval: 'day' } };
-  await searchEvents({ db: { prisma } as unknown as Database, config } as never, {
+  await searchEvents({ db: { prisma, pool: db.pool } as unknown as Database, config } as never, {
     limit: 20,
     ...query,
   });
@@ -161,7 +161,8 @@ async function planOf(sql: Prisma.Sql) {
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
 
 describe('the operator event search uses an index for each filter', () => {
-  const cases: Array<[string, () => Omit<EventSearchQuery, 'limit'>, string]> = [
+  // The filter's index, and others as good for some partitions.
+  const cases: Array<[string, () => Omit<EventSearchQuery, 'limit'>, string, string[]?]> = [
     ['no filter: newest first', () => ({}), 'webhook_logs_received_at_id_idx'],
     ['status', () => ({ status: 'failed' }), 'webhook_logs_status_received_at_idx'],
     // No index of its own: event names are few (four valid ones), so walking the newest-
@@ -175,6 +176,10 @@ describe('the operator event search uses an index for each filter', () => {
       'from and to',
       () => ({ from: hoursAgo(72), to: hoursAgo(48) }),
       'webhook_logs_received_at_id_idx',
+      // The bounds are restated on the id (ids carry time), so where they cut a partition
+      // to a few hours of its rows, reading those by the primary key and sorting them is
+      // as good a plan; which one the planner takes depends on the time of day.
+      ['webhook_logs_pkey'],
     ],
     [
       'payload (JSONB containment)',
@@ -188,7 +193,7 @@ describe('the operator event search uses an index for each filter', () => {
     ],
   ];
 
-  it.each(cases)('%s', async (_name, query, index) => {
+  it.each(cases)('%s', async (_name, query, index, alsoGood = []) => {
     const plans = await Promise.all((await searchSql(query())).map(planOf));
     // A payload search first reads the newest events in order (probePayload), then, when
     // the value is rare, asks the payload index window by window.
@@ -211,10 +216,11 @@ describe('the operator event search uses an index for each filter', () => {
     for (const { plan, outline } of plans) {
       expect(plan.seqScan, outline).toBe(false);
       expect(
-        plan.indexes.filter((name) => name !== index),
+        plan.indexes.filter((name) => name !== index && !alsoGood.includes(name)),
         outline,
       ).toEqual([]);
     }
-    expect(plans.flatMap(({ plan }) => plan.indexes)).toContain(index);
+    const used = plans.flatMap(({ plan }) => plan.indexes);
+    expect([index, ...alsoGood].filter((name) => used.includes(name))).not.toEqual([]);
   });
 });
