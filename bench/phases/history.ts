@@ -11,6 +11,7 @@ import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
 import { describeLoad, ms } from '../support/format.js';
 import {
   fillHistory,
+  listHistorySlugs,
   settleAfterFill,
   HISTORY_DAYS,
   seedRecent,
@@ -217,6 +218,11 @@ export async function measureHistory(env: BenchEnvironment, result: HistoryResul
     env.log(`history: ${events.toLocaleString('en-US')} events over ${HISTORY_DAYS} days`);
     result.fill = await fillHistory(env.db, events, liveFromMs, owners, (line) => env.log(line));
     env.log(`history: filled in ${result.fill.seconds.toFixed(0)} s`);
+    const lists = await listHistorySlugs(env.db);
+    result.fill.slugLists = lists;
+    env.log(
+      `history: slugs of ${lists.partitions} closed partitions listed in ${lists.seconds.toFixed(0)} s`,
+    );
     result.fill.settleSeconds = await settleAfterFill(env.db);
     env.log(
       `history: settled (checkpoint, autovacuum) in ${result.fill.settleSeconds.toFixed(0)} s`,

@@ -4,7 +4,7 @@
 // indexes once, sorted, and checks its rows in one pass each, instead of maintaining nine
 // indexes row by row through the parent.
 import type pg from 'pg';
-import { createPartition, partitionName } from '@ingest/event-log';
+import { createPartition, maintainPartitions, partitionName } from '@ingest/event-log';
 import { articleCreate } from './article-payloads.js';
 import { DAY_MS } from './history-partitions.js';
 
@@ -161,6 +161,16 @@ export interface FillReport {
   perDay: DayFill[];
   /** How long the database took to settle after the fill (settleAfterFill). */
   settleSeconds?: number;
+  /** The maintenance round that listed the filled partitions' slugs (listHistorySlugs). */
+  slugLists?: SlugLists;
+}
+
+export interface SlugLists {
+  seconds: number;
+  partitions: number;
+  keys: number;
+  /** webhook_log_partition_keys with its indexes. */
+  bytes: number;
 }
 
 /** Days loaded at once, each on a connection of its own: one per core of this machine. */
@@ -297,4 +307,26 @@ export async function settleAfterFill(db: pg.Pool): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   return (performance.now() - started) / 1000;
+}
+
+/**
+ * Runs the maintenance round a worker would run after the filled days closed (retention
+ * off: the retention run comes later, measured on its own). It lists each filled
+ * partition's slugs, which slug searches rule partitions out by; timed, as its cost is
+ * one read of every partition.
+ */
+export async function listHistorySlugs(db: pg.Pool): Promise<SlugLists> {
+  const started = performance.now();
+  const done = await maintainPartitions(db, { interval: 'day', retentionDays: 0 });
+  const seconds = (performance.now() - started) / 1000;
+  const { rows } = await db.query<{ keys: number; bytes: number }>(
+    `SELECT (SELECT count(*)::int FROM webhook_log_partition_keys) AS keys,
+            pg_total_relation_size('webhook_log_partition_keys')::float8 AS bytes`,
+  );
+  return {
+    seconds,
+    partitions: done?.summarized.length ?? 0,
+    keys: rows[0]?.keys ?? 0,
+    bytes: rows[0]?.bytes ?? 0,
+  };
 }

@@ -171,6 +171,12 @@ function fillNotes(result: HistoryResult, fill: FillReport): string[] {
       `(rows, one attempt per event that was queued, VACUUM ANALYZE), then attached. Slowest ` +
       `day: ${slowest?.day ?? 'n/a'}, load ${slowest?.loadSeconds.toFixed(1) ?? '?'} s + ` +
       `attach ${slowest?.attachSeconds.toFixed(1) ?? '?'} s.` +
+      (fill.slugLists === undefined
+        ? ''
+        : ` The maintenance round listed the slugs of ${fill.slugLists.partitions} closed ` +
+          `partitions (for slug searches) in ${fill.slugLists.seconds.toFixed(0)} s: ` +
+          `${thousands(fill.slugLists.keys)} keys, ` +
+          `${(fill.slugLists.bytes / 2 ** 20).toFixed(0)} MiB with indexes.`) +
       (fill.settleSeconds === undefined
         ? ''
         : ` Then a CHECKPOINT and the autovacuum workers were waited for ` +

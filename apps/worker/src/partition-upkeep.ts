@@ -7,8 +7,8 @@ export interface PartitionUpkeep {
 
 /**
  * At start and every EVENT_LOG_MAINTENANCE_INTERVAL_MS: make the event log's partitions
- * for the coming week and drop (after archiving, when EVENT_LOG_ARCHIVE_DIR is set) those
- * past the retention period. Every worker runs it; an advisory lock lets one at a time do
+ * for the coming week, drop (after archiving, when EVENT_LOG_ARCHIVE_DIR is set) those
+ * past the retention period and list the slugs of those that closed. Every worker runs it; an advisory lock lets one at a time do
  * the work and the others skip the round. A failed round is logged and tried again.
  */
 export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): PartitionUpkeep {
@@ -24,10 +24,11 @@ export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Part
         ...(archive === undefined ? {} : { archive }),
       });
       if (done === undefined) return;
-      if (done.created.length > 0 || done.dropped.length > 0) {
+      const { created, dropped, summarized } = done;
+      if (created.length > 0 || dropped.length > 0 || summarized.length > 0) {
         deps.logger.info(
-          { created: done.created, dropped: done.dropped },
-          'event log partitions made and dropped',
+          { created, dropped, summarized },
+          'event log partitions made, dropped and their slugs listed',
         );
       }
       for (const held of done.held) {

@@ -30,6 +30,12 @@ export {
   type RetentionOptions,
   type RetentionReport,
 } from './retention.js';
+export {
+  summarizeClosedPartitions,
+  rangesWithoutKey,
+  SUMMARY_SETTLE_MS,
+  type IdRange,
+} from './key-summaries.js';
 export { mayHaveAgedOut } from './aged-out.js';
 export {
   maintainPartitions,

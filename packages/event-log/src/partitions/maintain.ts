@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { withPartitionLock } from './maintenance-lock.js';
 import { DAY_MS, type PartitionInterval } from './partition-range.js';
+import { summarizeClosedPartitions } from './key-summaries.js';
 import { premakePartitions } from './premake.js';
 import { runRetention, type Archiver, type RetentionReport } from './retention.js';
 
@@ -15,13 +16,14 @@ export interface PartitionMaintenance {
 }
 
 /**
- * One round of event-log upkeep: make the partitions of the coming week, then drop the
- * expired ones. Returns undefined when another process is doing it right now.
+ * One round of event-log upkeep: make the partitions of the coming week, drop the expired
+ * ones, then list the order keys of those that closed (for slug searches). Returns
+ * undefined when another process is doing it right now.
  */
 export async function maintainPartitions(
   pool: pg.Pool,
   options: PartitionMaintenance,
-): Promise<({ created: string[] } & RetentionReport) | undefined> {
+): Promise<({ created: string[]; summarized: string[] } & RetentionReport) | undefined> {
   return withPartitionLock(pool, async (client) => {
     const created = await premakePartitions(client, {
       interval: options.interval,
@@ -29,7 +31,8 @@ export async function maintainPartitions(
       ...(options.now === undefined ? {} : { now: options.now }),
     });
     const report = await runRetention(client, options);
-    return { created, ...report };
+    const summarized = await summarizeClosedPartitions(client, options.now);
+    return { created, ...report, summarized };
   });
 }
 

@@ -1,6 +1,6 @@
 import type { EventSearchFilters, EventSearchQuery, OperatorEvent } from '@ingest/contracts';
 import { Prisma } from '@ingest/db';
-import { idBoundaryAt } from '@ingest/event-log';
+import { idBoundaryAt, rangesWithoutKey, type IdRange } from '@ingest/event-log';
 import type { ApiDeps } from '../../deps.js';
 import { decodeCursor, toPage, type Position } from '../pagination.js';
 import { presentReceipt, type ReceiptRow } from '../receipts.js';
@@ -83,12 +83,19 @@ interface Query {
   filters: EventSearchFilters;
   after: Position | undefined;
   take: number;
+  /** Id ranges known to hold no match (partitions whose listed slugs lack the slug). */
+  without?: IdRange[];
 }
+
+const outside = ({ fromId, toId }: IdRange) =>
+  fromId === null
+    ? Prisma.sql`id >= ${toId}::uuid`
+    : Prisma.sql`(id < ${fromId}::uuid OR id >= ${toId}::uuid)`;
 
 const newestFirstSql = Prisma.sql`ORDER BY received_at DESC, id DESC`;
 
-function matching({ filters, after }: Query, window: IdWindow): Prisma.Sql {
-  const conditions = [searchConditions(filters)];
+function matching({ filters, after, without = [] }: Query, window: IdWindow): Prisma.Sql {
+  const conditions = [searchConditions(filters), ...without.map(outside)];
   if (after !== undefined) {
     conditions.push(
       Prisma.sql`(received_at, id) < (${after.at}, ${after.id}::uuid)`,
@@ -149,7 +156,9 @@ const earliest = (...moments: Array<number | undefined>) => {
  * even planned. A payload search probes the newest window's newest events first. Slug
  * searches, and payload values too rare for the probe, are served by GIN indexes, which
  * find every match at once and leave the sorting to the end: windows would only add
- * queries, so they read the log in one query.
+ * queries, so they read the log in one query. A slug search first rules out the closed
+ * partitions whose listed slugs lack it (key-summaries.ts in @ingest/event-log), so that
+ * query plans and probes the partitions of the slug's days and the open ones only.
  */
 export async function searchEvents(deps: Deps, query: EventSearchQuery) {
   const { limit, cursor, ...filters } = query;
@@ -158,7 +167,10 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
   const page = (rows: OperatorEventRow[]) =>
     toPage(rows, limit, (row) => row.receivedAt, presentOperatorEvent);
 
-  if (filters.slug !== undefined) return page(await readWindow(deps, search, {}));
+  if (filters.slug !== undefined) {
+    const without = await rangesWithoutKey(deps.db.pool, filters.slug);
+    return page(await readWindow(deps, { ...search, without }, {}));
+  }
 
   const toMs = filters.to === undefined ? undefined : new Date(filters.to).getTime();
   const upperMs = earliest(toMs, after?.at.getTime());

@@ -1,0 +1,101 @@
+import type { Queryable } from '../queryable.js';
+import { listPartitions, quoted, type Partition } from './catalog.js';
+import { idBoundaryAt } from './partition-range.js';
+
+/**
+ * How long after its period ends a partition is summarised. Ids are made by the API when
+ * it accepts a call and written within seconds; an hour later (the search's clock margin)
+ * no row can still land in it. A restored partition's period is long past.
+ */
+export const SUMMARY_SETTLE_MS = 60 * 60 * 1000;
+
+/**
+ * `webhook_log_key_summaries` rows (`s`) whose partition is attached to webhook_logs over
+ * the range they were listed for: a list outlives its partition until the next round.
+ */
+const ATTACHED = `EXISTS (
+  SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+  WHERE i.inhrelid = to_regclass(quote_ident(s.partition))
+    AND i.inhparent = 'webhook_logs'::regclass AND NOT i.inhdetachpending
+    AND pg_get_expr(c.relpartbound, c.oid) = format('FOR VALUES FROM (%s) TO (%L)',
+          coalesce(quote_literal(s.from_id::text), 'MINVALUE'), s.to_id::text))`;
+
+/**
+ * Lists the order keys of every closed webhook_logs partition not yet listed, one
+ * partition per statement, and forgets the lists of partitions no longer attached
+ * (dropped by retention, or an operator's restored one). Returns the partitions listed.
+ *
+ * Why: a slug search asks the order-keys GIN index of every partition it cannot rule out,
+ * and at 40 days of history that is 40 index probes and 40 partitions planned for a slug
+ * that lives in one. A closed partition's keys never change (rows are written with the id
+ * made at accept, and replays do not touch order keys), so listing them once lets the
+ * search rule the partition out by its id range, before planning. Listing costs one read
+ * of the partition, once, like archiving it; the write path pays nothing.
+ */
+export async function summarizeClosedPartitions(
+  on: Queryable,
+  now: number = Date.now(),
+): Promise<string[]> {
+  await on.query(`DELETE FROM webhook_log_key_summaries s WHERE NOT ${ATTACHED}`);
+  const { rows } = await on.query<{ partition: string }>(
+    'SELECT partition FROM webhook_log_key_summaries',
+  );
+  const listed = new Set(rows.map((row) => row.partition));
+  const due = (await listPartitions(on)).filter(
+    (partition) =>
+      partition.table === 'webhook_logs' &&
+      !partition.detachPending &&
+      partition.toMs <= now - SUMMARY_SETTLE_MS &&
+      !listed.has(partition.name),
+  );
+  for (const partition of due) await summarize(on, partition);
+  return due.map((partition) => partition.name);
+}
+
+/** Lists `partition`'s keys, in one statement: a partition is listed whole or not at all. */
+async function summarize(on: Queryable, partition: Partition): Promise<void> {
+  await on.query(
+    `WITH summary AS (
+       INSERT INTO webhook_log_key_summaries (partition, from_id, to_id)
+       VALUES ($1, $2::uuid, $3::uuid) RETURNING id)
+     INSERT INTO webhook_log_partition_keys (key, summary_id)
+     SELECT DISTINCT k.key, summary.id
+     FROM summary, ${quoted(partition.name)} l, unnest(l.order_keys) AS k(key)`,
+    [
+      partition.name,
+      partition.fromMs === null ? null : idBoundaryAt(partition.fromMs),
+      idBoundaryAt(partition.toMs),
+    ],
+  );
+}
+
+/** A range of event ids: from `fromId` (null: no lower bound) up to `toId`, exclusive. */
+export interface IdRange {
+  fromId: string | null;
+  toId: string;
+}
+
+/**
+ * The id ranges no event holding `key` as an order key can be in: attached, summarised
+ * partitions whose keys lack it, neighbours joined (39 days without a slug around the one
+ * day with it become two ranges, so a search's WHERE stays short however long the
+ * history). Oldest first.
+ */
+export async function rangesWithoutKey(on: Queryable, key: string): Promise<IdRange[]> {
+  const { rows } = await on.query<IdRange>(
+    `SELECT s.from_id::text AS "fromId", s.to_id::text AS "toId"
+     FROM webhook_log_key_summaries s
+     WHERE ${ATTACHED}
+       AND NOT EXISTS (SELECT 1 FROM webhook_log_partition_keys k
+                       WHERE k.key = $1 AND k.summary_id = s.id)
+     ORDER BY s.to_id`,
+    [key],
+  );
+  const joined: IdRange[] = [];
+  for (const range of rows) {
+    const last = joined.at(-1);
+    if (last !== undefined && last.toId === range.fromId) last.toId = range.toId;
+    else joined.push(range);
+  }
+  return joined;
+}
