@@ -2,6 +2,7 @@
 CREATE TABLE "webhook_log_key_summaries" (
     "id" SERIAL NOT NULL,
     "partition" TEXT NOT NULL,
+    "relid" BIGINT NOT NULL,
     "from_id" UUID,
     "to_id" UUID NOT NULL,
     "summarized_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
