@@ -1,5 +1,5 @@
 /**
- * Writes generated/openapi.ts from the document the API serves, built in-process exactly as
+ * Writes packages/client/src/generated/openapi.ts from the document the API serves, built in-process exactly as
  * the tests build it (test database, machine's Redis). Run from the repository root:
  *
  *   npx tsx test/contract-tools/generate-client-types.ts

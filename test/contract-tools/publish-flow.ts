@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
-import type { components, paths } from './generated/openapi.js';
+import type { components, paths } from '@ingest/client/openapi';
 
 type Schemas = components['schemas'];
 export type Problem = Schemas['Problem'];

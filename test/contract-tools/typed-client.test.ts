@@ -24,7 +24,7 @@ describe('the typed client generated from the served document', () => {
     const generated = await generateClientTypes(await readServedDocument(api));
     const checkedIn = await readFile(GENERATED_TYPES_PATH, 'utf8').catch(() => '');
     const stale =
-      `test/contract-tools/generated/openapi.ts no longer matches GET /openapi.json; ` +
+      `packages/client/src/generated/openapi.ts no longer matches GET /openapi.json; ` +
       `regenerate it with \`${REGENERATE_COMMAND}\`, then run \`pnpm typecheck\``;
     expect(checkedIn, stale).toBe(generated);
   });

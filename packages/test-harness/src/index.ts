@@ -26,6 +26,7 @@ export { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 export { ProcessGroup, type ProcessGroupOptions } from './processes/process-group.js';
 export { runCommand, runTsEntry, type Finished, type RunOptions } from './processes/run-command.js';
 export {
+  spawnProcess,
   startProcess,
   typeScriptEntry,
   type ProcessOptions,

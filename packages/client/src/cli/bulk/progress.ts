@@ -1,0 +1,55 @@
+import { SingleBar } from 'cli-progress';
+import type { BulkSummary } from './publish-file.js';
+
+/**
+ * The progress bar on standard error: done, failed, rate, ETA. Not a terminal (a CI log,
+ * a pipe), it prints a line every 2 seconds instead of redrawing.
+ */
+export function startProgress(events: number, alreadyDone: number) {
+  const bar = new SingleBar({
+    format: 'publishing [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta_formatted}',
+    stream: process.stderr,
+    noTTYOutput: true,
+    notTTYSchedule: 2_000,
+    etaBuffer: 200,
+    hideCursor: true,
+  });
+  const started = performance.now();
+  let sent = 0;
+  bar.start(events, alreadyDone, { failed: 0, rate: '0' });
+  return {
+    update(summary: BulkSummary) {
+      sent += 1;
+      const seconds = (performance.now() - started) / 1000;
+      bar.update(alreadyDone + summary.published + summary.replayed + summary.failed, {
+        failed: summary.failed,
+        rate: seconds > 0 ? (sent / seconds).toFixed(0) : '0',
+      });
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}
+
+/** The table printed at the end of a bulk publish. */
+export function summaryTable(summary: BulkSummary, resultsPath: string): string {
+  const sent = summary.published + summary.replayed + summary.failed;
+  const rows: Array<[string, string]> = [
+    ['events in the file', String(summary.events)],
+    ['published (new events)', String(summary.published)],
+    ['published before (same key, same event)', String(summary.replayed)],
+    ['already done (results file)', String(summary.alreadyDone)],
+    ['failed', String(summary.failed)],
+    ...Object.entries(summary.failedByCode).map(([code, count]): [string, string] => [
+      `  ${code}`,
+      String(count),
+    ]),
+    ['not sent (interrupted)', String(summary.events - sent - summary.alreadyDone)],
+    ['time', `${summary.seconds.toFixed(1)} s`],
+    ['rate', `${summary.seconds > 0 ? (sent / summary.seconds).toFixed(0) : '0'} events/s`],
+    ['results', resultsPath],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+}
