@@ -53,7 +53,8 @@ export class Caller {
     let attempts = 0;
     const fetch: Fetch = async (sent) => {
       const result = await send(sent, {
-        fetch: this.options.fetch ?? globalThis.fetch,
+        // Called through globalThis: a browser refuses fetch detached from its window.
+        fetch: this.options.fetch ?? ((input: Request) => globalThis.fetch(input)),
         retry: this.retry,
         retryable,
         signingSecret: options.signingSecret,

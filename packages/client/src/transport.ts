@@ -12,7 +12,7 @@ import { signatureHeaders } from './signing.js';
 export type Retryable = 'idempotent' | 'unprocessed';
 
 export interface SendOptions {
-  fetch: typeof fetch;
+  fetch: (request: Request) => Promise<Response>;
   retry: RetryPolicy;
   retryable: Retryable;
   /** Signs the body (Standard Webhooks) with webhook-id = the call's Idempotency-Key. */
