@@ -23,6 +23,7 @@ import { createScratchDatabase, type ScratchDatabase } from './support/scratch-d
 import { uuidV7At } from './support/uuid-v7-sql.js';
 
 const HISTORY_DAYS = 10;
+const BUSY_DAY_SLUGS = 25_000;
 const today = periodStart(Date.now(), 'day');
 const dayName = (ago: number) => partitionName('webhook_logs', today - ago * DAY_MS, 'day');
 
@@ -61,6 +62,14 @@ beforeAll(async () => {
       [rows[0]!.id, new Date(at), slugs],
     );
   }
+  // A busy day: 25,000 slugs of their own, more than a round clears of a dropped list.
+  await client.query(
+    `INSERT INTO webhook_logs (id, account_id, event, payload, request_id, status, order_keys, received_at)
+     SELECT ${uuidV7At('$2::timestamptz')}, $1::uuid, 'article.create', '{}', 'request', 'succeeded',
+            ARRAY['busy-' || n], $2
+     FROM generate_series(1, $3::int) AS n`,
+    [rows[0]!.id, new Date(today - 8 * DAY_MS + DAY_MS / 2), BUSY_DAY_SLUGS],
+  );
 }, 60_000);
 afterAll(async () => {
   await client?.end();
@@ -195,5 +204,27 @@ describe('slug summaries of closed partitions', () => {
     expect(rows.map((row) => row.partition)).toEqual([restoredName]);
     expect(await searched('only-old')).toEqual(await holding('only-old'));
     expect(await partitionsPlanned('only-old')).toContain(restoredName);
+  });
+
+  it("clears a dropped partition's list a bounded part a round, not in one go", async () => {
+    const busy = dayName(8);
+    const keysOf = async (name: string) => {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(k.key)::int AS n FROM webhook_log_key_summaries s
+         LEFT JOIN webhook_log_partition_keys k ON k.summary_id = s.id WHERE s.partition = $1
+         GROUP BY s.id`,
+        [name],
+      );
+      return rows[0]?.n;
+    };
+    const listed = await keysOf(busy);
+    expect(listed).toBe(BUSY_DAY_SLUGS + 21);
+    await client.query(`ALTER TABLE webhook_logs DETACH PARTITION "${busy}"`);
+    await summarizeClosedPartitions(db.pool);
+    expect(await keysOf(busy)).toBe(listed! - 20_000);
+    expect(await searched('busy-7')).toEqual([]);
+    await summarizeClosedPartitions(db.pool);
+    expect(await keysOf(busy)).toBeUndefined();
+    await client.query(`DROP TABLE "${busy}"`);
   });
 });
