@@ -108,7 +108,9 @@ async function build(log: (line: string) => void): Promise<void> {
     writeFileSync(logPath, stdout + stderr);
     throw new Error(`pnpm build failed; see ${logPath}`);
   }
-  log(`built apps/api and apps/worker in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `built the apps and packages/client in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 export async function setUpEnvironment(

@@ -9,6 +9,7 @@ export const PHASES = [
   'lag',
   'hot-slugs',
   'footprint',
+  'cli',
   'deliveries',
 ] as const;
 export type Phase = (typeof PHASES)[number];
@@ -80,6 +81,16 @@ export interface BenchPlan {
   deliveryLagSeconds: number;
   /** Added to the watchdog when deliveries runs: about twice its length. */
   deliveriesWatchdogSeconds: number;
+  /** CLI: article.create lines in the file `ingest publish --file` sends, and as many by the reference. */
+  cliEvents: number;
+  /** CLI: a reference publish of this many first, not counted: the API's JIT and pools. */
+  cliWarmupEvents: number;
+  /** CLI: calls in flight, the CLI's `--concurrency` and the reference loop's. */
+  cliConcurrency: number;
+  /** CLI: how long after a publish ends its events may take to be applied (else it fails). */
+  cliApplyDeadlineSeconds: number;
+  /** Added to the watchdog when cli runs: about twice its length on a busy machine. */
+  cliWatchdogSeconds: number;
   /** Index costs: the first search, from this rate, finds where the narrow ones start. */
   indexCostCalibrationRate: number;
   /** Index costs: each search starts at this fraction of the calibration's capacity... */
@@ -130,6 +141,13 @@ const DEFAULT_PLAN: BenchPlan = {
   deliveryLagRate: 100,
   deliveryLagSeconds: 8,
   deliveriesWatchdogSeconds: 210,
+  // A warm-up, two references, the keyed loop, the CLI and its resume, each publish
+  // followed until its events are applied: about two and a half minutes on 2 cores.
+  cliEvents: 20_000,
+  cliWarmupEvents: 4_000,
+  cliConcurrency: 32,
+  cliApplyDeadlineSeconds: 120,
+  cliWatchdogSeconds: 360,
   // About 4.5 minutes on 2 cores: build and set-up, a calibration, then 8 variants and 4
   // references of about 18 s each (warm-up and 4 steps of 1 + 2 s). On a busy machine the
   // references scatter and searches take more steps: 411 s in one such run, hence 10 min.
@@ -164,6 +182,9 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   deliveryDrainDeadlineSeconds: 6,
   deliveryLagSeconds: 4,
   deliveriesWatchdogSeconds: 90,
+  cliEvents: 4_000,
+  cliWarmupEvents: 1_000,
+  cliWatchdogSeconds: 150,
   indexCostStepSeconds: 1,
   indexCostWatchdogSeconds: 360,
 };
@@ -237,5 +258,6 @@ export function parseOptions(argv: string[]): BenchOptions {
   }
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
   if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;
+  if (phases.has('cli')) plan.watchdogSeconds += plan.cliWatchdogSeconds;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

@@ -3,15 +3,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CapacityResult } from './phases/capacity.js';
+import type { CliResult } from './phases/cli.js';
 import type { DeliveriesResult } from './phases/deliveries.js';
 import type { DrainResult } from './phases/drain.js';
 import type { FootprintResult } from './phases/footprint.js';
 import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
 import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
-import { burstName, fineRate } from './support/format.js';
+import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
 import type { LagPercentiles } from './support/progress-queries.js';
+import { cliRows } from './support/cli-report.js';
 import { BENCH_DIR } from './support/paths.js';
 
 export interface Figures {
@@ -22,6 +24,7 @@ export interface Figures {
   hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
   deliveries?: DeliveriesResult;
+  cli?: CliResult;
 }
 
 export interface Row {
@@ -39,11 +42,8 @@ export const HOT_SLUG_CATCH_UP_TARGET_MS = 5_000;
 /** An owner's update behind another account's burst about its slug, p99. */
 export const ISOLATION_P99_TARGET_MS = 1_000;
 
-const perSecond = (n: number) => (Number.isFinite(n) ? `${Math.round(n)}/s` : 'n/a');
 const millis = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : 'n/a');
 const mebibytes = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
-const ratio = (a: number, b: number) =>
-  b > 0 && Number.isFinite(a / b) ? (a / b).toFixed(2) : 'n/a';
 const within = (start: number, end: number) =>
   end / start <= FOOTPRINT_GROWTH_TARGET ? 'ok' : 'OVER';
 /** As `ratio`, with two significant digits below 0.1: a hot slug may run at 0.001x. */
@@ -186,7 +186,7 @@ export function tableRows(figures: Figures): Row[] {
   const rows: Row[] = [];
   const add: AddRow = (figure, service, reference, r, target = '—') =>
     rows.push({ figure, service, reference, ratio: r, target });
-  const { capacity, latency, drain, deliveries, lag, hotSlugs, footprint } = figures;
+  const { capacity, latency, drain, deliveries, lag, hotSlugs, footprint, cli } = figures;
   if (capacity) {
     const { service, floor } = capacity;
     add(
@@ -260,6 +260,7 @@ export function tableRows(figures: Figures): Row[] {
       );
     }
   }
+  if (cli) rows.push(...cliRows(cli));
   return rows;
 }
 
@@ -303,10 +304,8 @@ export function resultsHeader(facts: RunFacts): string[] {
   ];
 }
 
-export function writeResults(facts: RunFacts, figures: Figures, rows: Row[], notes: string[]) {
-  const dir = join(BENCH_DIR, 'results');
-  mkdirSync(dir, { recursive: true });
-  const markdown = [
+function resultsMarkdown(facts: RunFacts, rows: Row[], notes: string[]): string {
+  return [
     ...resultsHeader(facts),
     '',
     markdownTable(rows),
@@ -314,10 +313,24 @@ export function writeResults(facts: RunFacts, figures: Figures, rows: Row[], not
     ...notes.map((note) => `- ${note}`),
     '',
   ].join('\n');
+}
+
+/** latest.md and latest.json; and cli.md, the cli phase's rows alone, when it ran. */
+export function writeResults(facts: RunFacts, figures: Figures, rows: Row[], notes: string[]) {
+  const dir = join(BENCH_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  const markdown = resultsMarkdown(facts, rows, notes);
+  const paths = [join(dir, 'latest.md'), join(dir, 'latest.json')];
   writeFileSync(join(dir, 'latest.md'), markdown);
   writeFileSync(
     join(dir, 'latest.json'),
     `${JSON.stringify({ ...facts, rows, notes, figures }, null, 2)}\n`,
   );
-  return { markdown, paths: [join(dir, 'latest.md'), join(dir, 'latest.json')] };
+  const { cli } = figures;
+  if (cli) {
+    const path = join(dir, 'cli.md');
+    writeFileSync(path, resultsMarkdown(facts, cliRows(cli), [...cli.notes, ...cli.machineNotes]));
+    paths.push(path);
+  }
+  return { markdown, paths };
 }

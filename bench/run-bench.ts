@@ -9,6 +9,7 @@ import { REPO_ROOT } from '@ingest/test-harness';
 import { parseOptions, USAGE, type BenchOptions } from './bench-options.js';
 import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js';
 import { measureCapacity } from './phases/capacity.js';
+import { measureCli } from './phases/cli.js';
 import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
 import { measureFootprint } from './phases/footprint.js';
@@ -25,7 +26,7 @@ import { measureLatency } from './phases/latency.js';
 import { markdownTable, tableRows, writeResults, type Figures, type RunFacts } from './report.js';
 import { holdBenchLock } from './support/bench-database.js';
 import { Cleanup } from './support/cleanup.js';
-import type { CpuUse } from './support/cpu-meter.js';
+import { otherWorkNote } from './support/cpu-meter.js';
 import { GROUPS } from './support/fixed-rate-load.js';
 import { historyTable, writeHistory } from './support/history-report.js';
 import { POOL_SIZE, PROFILE_DIR, WORKER_CONCURRENCY } from './support/launchers.js';
@@ -87,6 +88,7 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
     const half = figures.capacity ? Math.round(figures.capacity.service.rate / 2) : 0;
     figures.footprint = await measureFootprint(env, half > 0 ? half : fallback('footprint'));
   }
+  if (phases.has('cli')) figures.cli = await measureCli(env, figures.drain?.service1.rate);
   // Last: it is the only phase with webhook endpoints, and removes them when it ends.
   if (phases.has('deliveries')) figures.deliveries = await measureDeliveries(env);
   env.notes.push(...backlogNotes(figures));
@@ -104,20 +106,6 @@ function backlogNotes({ drain, lag, footprint }: Figures): string[] {
       `One service worker drains ${Math.round(oneWorker)}/s, less than ${what}: its queue ` +
       'grew throughout, so that figure measures a backlog.',
   );
-}
-
-/** How much of the machine other work took while the bench measured: the figures' noise. */
-function otherWorkNote(history: CpuUse[]): string[] {
-  if (history.length === 0) return [];
-  const others = history.map((use) => use.otherCores);
-  const mean = others.reduce((sum, n) => sum + n, 0) / others.length;
-  const max = Math.max(...others);
-  const verdict = max > 0.25 ? ': figures taken while it was high are depressed' : '';
-  return [
-    `Other work on the machine (not the bench's processes, Redis or its database's ` +
-      `backends) used ${mean.toFixed(2)} cores on average over ${others.length} measurements, ` +
-      `${max.toFixed(2)} at most${verdict}. Per-step CPU is in the run's output and in latest.json.`,
-  ];
 }
 
 function standingNotes(): string[] {

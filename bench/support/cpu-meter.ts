@@ -18,6 +18,17 @@ function processTicks(pid: number): number {
   }
 }
 
+/**
+ * CPU of this process's children that have exited and been waited for (cutime + cstime):
+ * the kernel adds a child's time to its parent's when the parent reaps it. A child that
+ * exits during a measurement has no /proc entry left to read by its end; this is its CPU.
+ */
+function exitedChildrenTicks(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[13]) + Number(fields[14]); // cutime + cstime
+}
+
 function machineTicks(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
   const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
@@ -34,10 +45,15 @@ export interface CpuUse {
   otherCores: number;
 }
 
-export interface MeteredProcess {
-  name: string;
-  pid: number;
-}
+/**
+ * A running process by its pid, or the runner's children that exit during the measurement
+ * (a command run to completion, such as the CLI), counted as they are reaped: only a
+ * child reaped before `stop` counts, and every such child does.
+ */
+export type MeteredProcess = { name: string; pid: number } | { name: string; exitedChildren: true };
+
+const ticksOf = (proc: MeteredProcess) =>
+  'pid' in proc ? processTicks(proc.pid) : exitedChildrenTicks();
 
 /**
  * Starts measuring. `group` names processes found by a query at the start and at the
@@ -50,7 +66,7 @@ export async function startCpuMeter(
 ) {
   const started = performance.now();
   const machineStart = machineTicks();
-  const starts = processes.map((proc) => ({ ...proc, ticks: processTicks(proc.pid) }));
+  const starts = processes.map((proc) => ({ proc, ticks: ticksOf(proc) }));
   const groupStart = new Map((await (group?.pids() ?? [])).map((pid) => [pid, processTicks(pid)]));
   return {
     async stop(): Promise<CpuUse> {
@@ -62,7 +78,7 @@ export async function startCpuMeter(
       const asCores = (ticks: number) => ticks / TICKS_PER_SECOND / seconds;
       const machine = machineTicks();
       const cores = Object.fromEntries([
-        ...starts.map((proc) => [proc.name, asCores(processTicks(proc.pid) - proc.ticks) || 0]),
+        ...starts.map(({ proc, ticks }) => [proc.name, asCores(ticksOf(proc) - ticks) || 0]),
         ...(group ? [[group.name, asCores(groupTicks)]] : []),
       ]) as Record<string, number>;
       const machineCores = asCores(machine.busy - machineStart.busy);
@@ -78,4 +94,18 @@ export function describeCpu(use: CpuUse): string {
     `cpu cores: ${parts.join(', ')}; other work ${use.otherCores.toFixed(2)}; ` +
     `machine ${use.machineCores.toFixed(2)}`
   );
+}
+
+/** How much of the machine other work took over these measurements: the figures' noise. */
+export function otherWorkNote(history: CpuUse[]): string[] {
+  if (history.length === 0) return [];
+  const others = history.map((use) => use.otherCores);
+  const mean = others.reduce((sum, n) => sum + n, 0) / others.length;
+  const max = Math.max(...others);
+  const verdict = max > 0.25 ? ': figures taken while it was high are depressed' : '';
+  return [
+    `Other work on the machine (not the bench's processes, Redis or its database's ` +
+      `backends) used ${mean.toFixed(2)} cores on average over ${others.length} measurements, ` +
+      `${max.toFixed(2)} at most${verdict}. Per-step CPU is in the run's output and in latest.json.`,
+  ];
 }

@@ -2,6 +2,13 @@ import type { LoadResult } from './fixed-rate-load.js';
 
 export const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : 'n/a');
 
+/** A rate as the table shows it: `1234/s`, or n/a when there is none. */
+export const perSecond = (n: number) => (Number.isFinite(n) ? `${Math.round(n)}/s` : 'n/a');
+
+/** `a / b` to two decimals, or n/a when it is not a number. */
+export const ratio = (a: number, b: number) =>
+  b > 0 && Number.isFinite(a / b) ? (a / b).toFixed(2) : 'n/a';
+
 export function statusSummary(byStatus: Record<string, number>): string {
   return Object.entries(byStatus)
     .map(([code, n]) => `${code}:${n}`)

@@ -37,6 +37,15 @@ export async function eventCounts(db: pg.Pool, scope: EventScope): Promise<Event
   return rows[0] ?? { recorded: 0, finished: 0, failed: 0 };
 }
 
+/** When the scope's last event was applied (`finished_at`, epoch ms); NaN when none was. */
+export async function lastFinishedAt(db: pg.Pool, scope: EventScope): Promise<number> {
+  const { rows } = await db.query<{ last: Date | null }>(
+    `SELECT max(finished_at) AS last FROM webhook_logs WHERE ${IN_SCOPE}`,
+    scopeValues(scope),
+  );
+  return rows[0]?.last?.getTime() ?? Number.NaN;
+}
+
 /** One slug's updates; times in epoch milliseconds, `lastFinished` NaN when none applied. */
 export interface SlugProgress {
   slug: string;

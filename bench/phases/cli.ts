@@ -1,0 +1,331 @@
+// The `ingest` CLI's bulk command, `publish --file events.ndjson --concurrency 32`, against
+// the service as the bench runs it (the API and one service worker), beside a plain loop
+// in the runner that publishes as many events of the same kind with as many calls in
+// flight. Each publish starts from emptied tables with a worker of its own and is
+// followed until every event is applied:
+//
+//   1. a warm-up publish by the loop, not counted (the API's JIT and pools);
+//   2. the reference: the loop, no Idempotency-Key, nothing recorded;
+//   3. the loop with an Idempotency-Key per call: what the API's keyed path costs (it
+//      records a keyed call in a transaction of its own, an unkeyed one by group commit),
+//      apart from what the CLI's process costs;
+//   4. the CLI on a file of the same events: its accept rate is the reference's less
+//      what the CLI adds (the file's digest, an Idempotency-Key per line that the API
+//      records, the results file, a process of its own);
+//   5. the CLI again on the same file, its results file complete: a no-op resume, which
+//      must send nothing and leave the account with exactly its events;
+//   6. the reference again: figures are against the mean of 2 and 6.
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublisher, fetchClient, newAccountFields } from '@ingest/test-harness';
+import type { BenchEnvironment } from '../bench-environment.js';
+import {
+  answersSince,
+  createLine,
+  logOffset,
+  publishLoop,
+  runCli,
+  summaryFigure,
+} from '../support/bulk-publish.js';
+import {
+  describeCpu,
+  otherWorkNote,
+  type CpuUse,
+  type MeteredProcess,
+} from '../support/cpu-meter.js';
+import { statusSummary } from '../support/format.js';
+import { startServiceWorker, type RunningHttp } from '../support/launchers.js';
+import {
+  eventCounts,
+  lastFinishedAt,
+  lastSequence,
+  type EventScope,
+} from '../support/order-queries.js';
+import { waitUntilFinished } from '../support/slug-events.js';
+
+export interface PublishRun {
+  events: number;
+  /** From the first send (the CLI's spawn) to the last 202 (the CLI's exit). */
+  acceptSeconds: number;
+  acceptRate: number;
+  /** From the same start to the last event's `finished_at`. */
+  endToEndSeconds: number;
+  endToEndRate: number;
+  failed: number;
+  /** The API's answers to the publish's calls, by status, from its log: 503s were shed. */
+  answers: Record<string, number>;
+  /** Over the publish, not the drain after it. */
+  cpu: CpuUse;
+}
+
+export interface CliResult {
+  events: number;
+  concurrency: number;
+  /** Bytes of the events file. */
+  fileBytes: number;
+  /** The loop before and after the CLI... */
+  references: [PublishRun, PublishRun];
+  /** ...and their mean rates: the CLI's references. */
+  referenceRate: number;
+  referenceEndToEndRate: number;
+  /** The loop with an Idempotency-Key per call, as the CLI sends. */
+  keyed: PublishRun;
+  cli: PublishRun & { summarySeconds: number };
+  resume: { seconds: number; skipped: number; cpu: CpuUse };
+  /** The drain phase's one-worker rate, when it ran in this run. */
+  drainRate?: number;
+  notes: string[];
+  /** How much other work the machine did during the phase, for results/cli.md. */
+  machineNotes: string[];
+}
+
+interface Publisher {
+  accountId: string;
+  key: string;
+}
+
+/** Empties the tables, starts one service worker, runs `body`, stops the worker. */
+async function withWorker<T>(env: BenchEnvironment, body: (worker: RunningHttp) => Promise<T>) {
+  await env.reset();
+  const worker = await startServiceWorker(env.processes, env.stores, env.options.cpuProfile);
+  try {
+    return await body(worker);
+  } finally {
+    await worker.proc.stop();
+  }
+}
+
+/**
+ * Times `publish` (which must leave `events` events accepted for the account) and the
+ * apply of its events by `worker`; throws when they are not all applied in time.
+ */
+async function timePublish(
+  env: BenchEnvironment,
+  label: string,
+  publisher: Publisher,
+  worker: RunningHttp,
+  publish: { events: number; run: () => Promise<void>; processes?: MeteredProcess[] },
+): Promise<{ run: PublishRun; scope: EventScope }> {
+  const { events } = publish;
+  const scope = { after: await lastSequence(env.db), accountId: publisher.accountId };
+  const meter = await env.cpuMeter([
+    { name: 'api', pid: env.api.proc.pid },
+    { name: 'worker', pid: worker.proc.pid },
+    ...(publish.processes ?? []),
+  ]);
+  const apiLog = env.api.proc.logFile;
+  const offset = apiLog === undefined ? 0 : logOffset(apiLog);
+  const startedAt = Date.now();
+  const started = performance.now();
+  await publish.run();
+  const acceptSeconds = (performance.now() - started) / 1000;
+  const cpu = await meter.stop();
+  const answers = apiLog === undefined ? {} : answersSince(apiLog, offset);
+  const deadline = Date.now() + env.options.plan.cliApplyDeadlineSeconds * 1000;
+  const counts = await waitUntilFinished(env, scope, events, deadline);
+  if (counts.recorded !== events || counts.finished < events) {
+    throw new Error(
+      `cli: ${label}: ${counts.recorded} events recorded for ${events} sent, ${counts.finished} ` +
+        `applied within ${env.options.plan.cliApplyDeadlineSeconds} s of the publish's end`,
+    );
+  }
+  const endToEndSeconds = ((await lastFinishedAt(env.db, scope)) - startedAt) / 1000;
+  const run: PublishRun = {
+    events,
+    acceptSeconds,
+    acceptRate: events / acceptSeconds,
+    endToEndSeconds,
+    endToEndRate: events / endToEndSeconds,
+    failed: counts.failed,
+    answers,
+    cpu,
+  };
+  if (run.failed > 0) env.notes.push(`CLI phase, ${label}: ${run.failed} events failed.`);
+  env.log(
+    `  ${label}: ${events} accepted in ${acceptSeconds.toFixed(1)} s ` +
+      `(${Math.round(run.acceptRate)}/s); all applied ${endToEndSeconds.toFixed(1)} s after ` +
+      `the start (${Math.round(run.endToEndRate)}/s)${run.failed > 0 ? `, ${run.failed} failed` : ''}` +
+      `; the API answered ${statusSummary(answers)}\n      ${describeCpu(cpu)}`,
+  );
+  return { run, scope };
+}
+
+/**
+ * The reference: `events` creates by the loop in the runner, with fresh slugs; `keyed`,
+ * each with an Idempotency-Key of its own.
+ */
+async function reference(
+  env: BenchEnvironment,
+  label: string,
+  publisher: Publisher,
+  events: number,
+  keyed = false,
+) {
+  const { cliConcurrency: concurrency } = env.options.plan;
+  const tag = env.tag('cli-reference');
+  const bodies = Array.from({ length: events }, (_, i) => createLine(tag, i + 1));
+  const keyOf = keyed ? (i: number) => `bench-${tag}-${i + 1}` : undefined;
+  let resent = 0;
+  const { run } = await withWorker(env, (worker) =>
+    timePublish(env, label, publisher, worker, {
+      events,
+      run: async () => {
+        const { baseUrl } = env.api;
+        ({ resent } = await publishLoop(baseUrl, publisher.key, bodies, concurrency, keyOf));
+      },
+    }),
+  );
+  if (resent > 0) {
+    env.notes.push(
+      `CLI phase, ${label}: ${resent} sends answered 429 or 503, waited on (Retry-After) and sent again.`,
+    );
+  }
+  return run;
+}
+
+/** The CLI on `file`, then again on the same file with its results file complete. */
+async function publishWithCli(
+  env: BenchEnvironment,
+  publisher: Publisher,
+  file: string,
+  configDir: string,
+) {
+  const { cliEvents: events, cliConcurrency, cliWatchdogSeconds } = env.options.plan;
+  const args = ['publish', '--file', file, '--concurrency', String(cliConcurrency)];
+  const cliEnv = {
+    INGEST_URL: env.api.baseUrl,
+    INGEST_API_KEY: publisher.key,
+    // Empty is unset to the CLI: nothing from the runner's own environment signs or logs in.
+    INGEST_TOKEN: '',
+    INGEST_SIGNING_SECRET: '',
+    XDG_CONFIG_HOME: configDir,
+  };
+  // Killed past what the watchdog allows the whole phase: by then the run is over anyway.
+  const timeoutMs = cliWatchdogSeconds * 1000;
+  const cliProcess: MeteredProcess = { name: 'cli', exitedChildren: true };
+  return withWorker(env, async (worker) => {
+    let summarySeconds = Number.NaN;
+    const { run, scope } = await timePublish(env, 'ingest publish --file', publisher, worker, {
+      events,
+      processes: [cliProcess],
+      run: async () => {
+        const cli = await runCli(args, cliEnv, timeoutMs);
+        if (cli.code !== 0) throw new Error(`cli: the CLI exited ${cli.code}; see ${cli.logFile}`);
+        summarySeconds = summaryFigure(cli, 'time');
+      },
+    });
+    const meter = await env.cpuMeter([
+      { name: 'api', pid: env.api.proc.pid },
+      { name: 'worker', pid: worker.proc.pid },
+      cliProcess,
+    ]);
+    const resumed = await runCli(args, cliEnv, timeoutMs);
+    const cpu = await meter.stop();
+    const sent =
+      summaryFigure(resumed, 'published (new events)') +
+      summaryFigure(resumed, 'published before (same key, same event)') +
+      summaryFigure(resumed, 'failed');
+    const skipped = summaryFigure(resumed, 'already done (results file)');
+    const { recorded } = await eventCounts(env.db, scope);
+    if (resumed.code !== 0 || sent !== 0 || skipped !== events || recorded !== events) {
+      throw new Error(
+        `cli: the resume on a complete results file exited ${resumed.code}, skipped ${skipped} ` +
+          `of ${events} lines and sent ${sent}; the account has ${recorded} events, not ` +
+          `${events}. See ${resumed.logFile}`,
+      );
+    }
+    env.log(
+      `  resume, results file complete: ${skipped} lines skipped, none sent, in ` +
+        `${resumed.seconds.toFixed(2)} s; the account has ${recorded} events\n      ${describeCpu(cpu)}`,
+    );
+    return { cli: { ...run, summarySeconds }, resume: { seconds: resumed.seconds, skipped, cpu } };
+  });
+}
+
+function cliNotes(result: Omit<CliResult, 'notes' | 'machineNotes'>): string[] {
+  const [before, after] = result.references;
+  const spread = Math.abs(before.acceptRate - after.acceptRate) / result.referenceRate;
+  const { cli, events, keyed } = result;
+  const cliCores = cli.cpu.cores.cli ?? 0;
+  const perEvent = (run: PublishRun, name: string) =>
+    ((run.cpu.cores[name] ?? 0) * run.acceptSeconds * 1000) / run.events;
+  const shed = (run: PublishRun) => run.answers['503'] ?? 0;
+  const cpuPerEvent = (run: PublishRun) =>
+    `API ${perEvent(run, 'api').toFixed(2)}, PostgreSQL ${perEvent(run, 'postgres').toFixed(2)}`;
+  return [
+    `CLI: ${events} article.create events of ${Math.round(result.fileBytes / events)} bytes a ` +
+      `line (a ${(result.fileBytes / 2 ** 20).toFixed(1)} MiB file), ${result.concurrency} calls ` +
+      `in flight, one API key, the API and one service worker running. The reference loop ran ` +
+      `at ${Math.round(before.acceptRate)}/s before the CLI and ${Math.round(after.acceptRate)}/s ` +
+      `after (${(spread * 100).toFixed(0)}% apart): ratios closer to 1 than that are noise.`,
+    `The CLI's own summary timed its work (digest, sends, results file) at ` +
+      `${cli.summarySeconds.toFixed(1)} s of its ${cli.acceptSeconds.toFixed(1)} s from spawn to ` +
+      `exit; the rest is node's start-up and the CLI's loading. It used ${cliCores.toFixed(2)} ` +
+      `cores while it ran${cliCores > 0.8 ? ': near one, it is bound by its own event loop' : ''}` +
+      `, ${perEvent(cli, 'cli').toFixed(2)} ms an event (the loop's runner: ` +
+      `${perEvent(before, 'runner').toFixed(2)} ms).`,
+    `The API records a call with an Idempotency-Key in a transaction of its own (the key and ` +
+      `the event together) and one without by group commit: the loop with a key per call ran ` +
+      `at ${(keyed.acceptRate / result.referenceRate).toFixed(2)}x the reference, so that much ` +
+      `of the CLI's ratio is the service's keyed path, and the CLI ran at ` +
+      `${(cli.acceptRate / keyed.acceptRate).toFixed(2)}x the keyed loop. CPU ms an event, ` +
+      `reference: ${cpuPerEvent(before)}; keyed loop: ${cpuPerEvent(keyed)}; CLI: ${cpuPerEvent(cli)}.`,
+    `Calls the API shed (503, Retry-After: 2 s, which the CLI and the loop wait out): ` +
+      `${shed(before)} of the reference before, ${shed(keyed)} of the keyed loop, ` +
+      `${shed(cli)} of the CLI, ${shed(after)} of the reference after.`,
+  ];
+}
+
+export async function measureCli(env: BenchEnvironment, drainRate?: number): Promise<CliResult> {
+  const { cliEvents: events, cliWarmupEvents, cliConcurrency: concurrency } = env.options.plan;
+  env.log(
+    `cli: ingest publish --file of ${events} article.create events, --concurrency ` +
+      `${concurrency}, against a plain loop; one service worker`,
+  );
+  const historyFrom = env.cpuHistory.length;
+  const dir = await mkdtemp(join(tmpdir(), 'bench-cli-'));
+  // The watchdog and Ctrl-C end the run with process.exit: no finally runs then.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
+  try {
+    const client = fetchClient(env.api.baseUrl);
+    const account = await createPublisher(
+      client,
+      newAccountFields('bench.example', 'bench_cli'),
+      1,
+    );
+    const publisher = { accountId: account.id, key: account.apiKeys[0] ?? '' };
+    const file = join(dir, 'events.ndjson');
+    const tag = env.tag('cli');
+    const lines = Array.from({ length: events }, (_, i) => createLine(tag, i + 1));
+    const text = `${lines.join('\n')}\n`;
+    await writeFile(file, text);
+
+    await reference(env, 'warm-up (not counted)', publisher, cliWarmupEvents);
+    const before = await reference(env, 'reference before', publisher, events);
+    const keyed = await reference(env, 'loop with Idempotency-Keys', publisher, events, true);
+    const { cli, resume } = await publishWithCli(env, publisher, file, join(dir, 'config'));
+    const after = await reference(env, 'reference after', publisher, events);
+    const measured = {
+      events,
+      concurrency,
+      fileBytes: Buffer.byteLength(text),
+      references: [before, after] as [PublishRun, PublishRun],
+      referenceRate: (before.acceptRate + after.acceptRate) / 2,
+      referenceEndToEndRate: (before.endToEndRate + after.endToEndRate) / 2,
+      keyed,
+      cli,
+      resume,
+      ...(drainRate === undefined ? {} : { drainRate }),
+    };
+    const notes = cliNotes(measured);
+    env.notes.push(...notes);
+    return { ...measured, notes, machineNotes: otherWorkNote(env.cpuHistory.slice(historyFrom)) };
+  } finally {
+    process.off('exit', removeDir);
+    await rm(dir, { recursive: true, force: true });
+    await env.reset();
+  }
+}
