@@ -6,7 +6,7 @@ export {
   EVENT_FINISHED_CHANNEL,
   type UnfinishedStatus,
 } from './status.js';
-export { inTransaction, type Queryable } from './queryable.js';
+export { inTransaction, withConnection, type Queryable } from './queryable.js';
 export { insertAccepted, type QueuedEvent } from './accepted.js';
 export {
   recordAcceptedOnce,

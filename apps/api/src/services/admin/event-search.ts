@@ -3,6 +3,7 @@ import { Prisma } from '@ingest/db';
 import { idBoundaryAt, rangesWithoutKey, type IdRange } from '@ingest/event-log';
 import type { ApiDeps } from '../../deps.js';
 import { decodeCursor, toPage, type Position } from '../pagination.js';
+import { readEveryPartition } from './every-partition.js';
 import { presentReceipt, type ReceiptRow } from '../receipts.js';
 import {
   CLOCK_MARGIN_MS,
@@ -107,22 +108,38 @@ function matching({ filters, after, without = [] }: Query, window: IdWindow): Pr
   return Prisma.join(conditions, ' AND ');
 }
 
-/** The first `take` matches with ids in `window`, newest first. */
+/** The first `take` matches with ids in `window`, newest first, read in index order. */
 async function readWindow(deps: Deps, query: Query, window: IdWindow) {
-  const where = matching(query, window);
-  return deps.db.prisma.$queryRaw<OperatorEventRow[]>(
-    query.filters.slug === undefined
-      ? Prisma.sql`
-          SELECT ${OPERATOR_EVENT_COLUMNS} FROM webhook_logs WHERE ${where}
-          ${newestFirstSql} LIMIT ${query.take}`
-      : // A slug has a handful of events, but PostgreSQL keeps no statistics of single
-        // array elements that rare and guesses 0.5% of the log: it would walk the newest-
-        // first index filtering every row (seconds at a million events) rather than ask
-        // the order-keys GIN. Fenced off, the GIN is asked first, then the few found sorted.
-        Prisma.sql`
-          WITH found AS MATERIALIZED (SELECT * FROM webhook_logs WHERE ${where})
-          SELECT ${OPERATOR_EVENT_COLUMNS} FROM found ${newestFirstSql} LIMIT ${query.take}`,
-  );
+  return deps.db.prisma.$queryRaw<OperatorEventRow[]>`
+    SELECT ${OPERATOR_EVENT_COLUMNS} FROM webhook_logs WHERE ${matching(query, window)}
+    ${newestFirstSql} LIMIT ${query.take}`;
+}
+
+/**
+ * The first `take` matches of a slug search, newest first: found through the order-keys
+ * GIN index, then sorted. A slug has a handful of events, but PostgreSQL keeps no
+ * statistics of single array elements that rare and guesses 0.5% of the log: it would walk
+ * the newest-first index filtering every row (seconds at a million events) rather than
+ * ask the GIN. Fenced off, the GIN is asked first, then the few found sorted.
+ */
+const foundBySlug = (query: Query) => Prisma.sql`
+  WITH found AS MATERIALIZED (SELECT * FROM webhook_logs WHERE ${matching(query, {})})
+  SELECT ${OPERATOR_EVENT_COLUMNS} FROM found ${newestFirstSql} LIMIT ${query.take}`;
+
+/**
+ * The first `take` matches of a payload search, newest first, for readEveryPartition's
+ * generic plan: the payload index alone finds the events, the other filters then apply to
+ * those few. A generic plan knows no value, so it must be left no other choice: offered
+ * the status index as well, it combined both and read every 'succeeded' entry of the
+ * partition holding the match (38 ms of 45).
+ */
+function foundByPayload(query: Query, payload: Record<string, unknown>) {
+  const others = matching({ ...query, filters: { ...query.filters, payload: undefined } }, {});
+  return Prisma.sql`
+    WITH found AS MATERIALIZED (
+      SELECT * FROM webhook_logs WHERE payload @> ${JSON.stringify(payload)}::jsonb)
+    SELECT ${OPERATOR_EVENT_COLUMNS} FROM found WHERE ${others}
+    ${newestFirstSql} LIMIT ${query.take}`;
 }
 
 /**
@@ -169,7 +186,9 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
 
   if (filters.slug !== undefined) {
     const without = await rangesWithoutKey(deps.db.pool, filters.slug);
-    return page(await readWindow(deps, { ...search, without }, {}));
+    return page(
+      await deps.db.prisma.$queryRaw<OperatorEventRow[]>(foundBySlug({ ...search, without })),
+    );
   }
 
   const toMs = filters.to === undefined ? undefined : new Date(filters.to).getTime();
@@ -187,7 +206,20 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
     const found = await probePayload(deps, search, newest);
     if (found.length > limit && pageSettled(found, limit, newest.fromMs)) return page(found);
     // Too few matches among the newest events: the value is rare, and the index finds it.
-    return page(await readWindow(deps, search, {}));
+    // Bounded in time (from, to or a cursor), the search plans only the partitions in
+    // range. Unbounded, it asks every partition's index (a closed partition's payload
+    // values are not listed, as its slugs are) and plans them all: that plan is made once.
+    // Only then: a generic plan cannot tell a narrow time range from a wide one, and read
+    // ten days of rows by time rather than ask the payload index (5 s, not 30 ms).
+    if (filters.from !== undefined || filters.to !== undefined || after !== undefined) {
+      return page(await readWindow(deps, search, {}));
+    }
+    return page(
+      await readEveryPartition<OperatorEventRow>(
+        deps.db.pool,
+        foundByPayload(search, filters.payload),
+      ),
+    );
   }
 
   let rows: OperatorEventRow[] = [];
