@@ -26,6 +26,12 @@ const HISTORY_DAYS = 10;
 const BUSY_DAY_SLUGS = 25_000;
 const today = periodStart(Date.now(), 'day');
 const dayName = (ago: number) => partitionName('webhook_logs', today - ago * DAY_MS, 'day');
+/**
+ * When the maintenance rounds here run: now, or an hour into the day when the test runs
+ * earlier. Yesterday's partition is listed an hour after it closes (SUMMARY_SETTLE_MS),
+ * and the tests expect it listed: run between midnight and one, they failed.
+ */
+const roundAt = Math.max(Date.now(), today + SUMMARY_SETTLE_MS);
 
 let scratch: ScratchDatabase;
 let db: Database;
@@ -132,20 +138,20 @@ describe('slug summaries of closed partitions', () => {
   });
 
   it('lists every partition closed an hour ago, once, and not the open ones', async () => {
-    const listed = await summarizeClosedPartitions(db.pool);
+    const listed = await summarizeClosedPartitions(db.pool, roundAt);
     const { rows } = await client.query<{ name: string; to: string }>(
       `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS to
        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
        WHERE i.inhparent = 'webhook_logs'::regclass`,
     );
-    const closedBy = idBoundaryAt(Date.now() - SUMMARY_SETTLE_MS);
+    const closedBy = idBoundaryAt(roundAt - SUMMARY_SETTLE_MS);
     const closed = rows
       .filter((row) => /TO \('([0-9a-f-]+)'\)/.exec(row.to)![1]! <= closedBy)
       .map((row) => row.name);
     expect(listed.sort()).toEqual(closed.sort());
     expect(listed).toContain(dayName(1));
     expect(listed).not.toContain(dayName(0));
-    expect(await summarizeClosedPartitions(db.pool)).toEqual([]);
+    expect(await summarizeClosedPartitions(db.pool, roundAt)).toEqual([]);
     const { rows: keys } = await client.query<{ key: string }>(
       `SELECT key FROM webhook_log_partition_keys k JOIN webhook_log_key_summaries s
          ON s.id = k.summary_id WHERE s.partition = $1 ORDER BY key`,
@@ -196,7 +202,7 @@ describe('slug summaries of closed partitions', () => {
     expect(await searched('only-old')).toEqual(await holding('only-old'));
     expect(await holding('only-old')).toHaveLength(2);
     // The next round forgets the stale list and lists the restored partition.
-    expect(await summarizeClosedPartitions(db.pool)).toEqual([restoredName]);
+    expect(await summarizeClosedPartitions(db.pool, roundAt)).toEqual([restoredName]);
     const { rows } = await client.query<{ partition: string }>(
       `SELECT partition FROM webhook_log_key_summaries WHERE partition = ANY($1::text[])`,
       [[listedName, restoredName]],
@@ -220,10 +226,10 @@ describe('slug summaries of closed partitions', () => {
     const listed = await keysOf(busy);
     expect(listed).toBe(BUSY_DAY_SLUGS + 21);
     await client.query(`ALTER TABLE webhook_logs DETACH PARTITION "${busy}"`);
-    await summarizeClosedPartitions(db.pool);
+    await summarizeClosedPartitions(db.pool, roundAt);
     expect(await keysOf(busy)).toBe(listed! - 20_000);
     expect(await searched('busy-7')).toEqual([]);
-    await summarizeClosedPartitions(db.pool);
+    await summarizeClosedPartitions(db.pool, roundAt);
     expect(await keysOf(busy)).toBeUndefined();
     await client.query(`DROP TABLE "${busy}"`);
   });
