@@ -10,6 +10,7 @@ import type { RetentionResult } from './history-retention.js';
 import type { FillReport } from './history-fill.js';
 import { HISTORY_DAYS } from './history-fill.js';
 import { BENCH_DIR } from './paths.js';
+import { percentile } from './percentiles.js';
 
 /** Targets of the mode: with the history, against the empty log in the same run. */
 export const CAPACITY_RATIO_TARGET = 0.9;
@@ -23,6 +24,11 @@ const ratioOf = (a: number, b: number) => (b > 0 && Number.isFinite(a / b) ? a /
 const shown = (r: number) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a');
 const atLeast = (r: number, target: number) => `≥ ${target} ${r >= target ? 'ok' : 'MISS'}`;
 const atMost = (r: number, target: number) => `≤ ${target} ${r <= target ? 'ok' : 'OVER'}`;
+/** Beyond noise: above every window of the same load without the maintenance. */
+const withinNoise = (ms: number, quietMaxima: number[]) =>
+  quietMaxima.length === 0
+    ? 'n/a'
+    : `within noise ${ms <= (quietMaxima.at(-1) ?? 0) ? 'ok' : 'ABOVE'}`;
 const thousands = (n: number) => n.toLocaleString('en-US');
 /** A read's p99, flagged when some requests failed or the filter found nothing. */
 const readP99 = (t: ReadTiming) =>
@@ -86,12 +92,19 @@ function retentionRows(rows: Row[], run: RetentionResult, events: number) {
     `${run.seconds.toFixed(1)} s` +
       (run.rounds.length > 1 ? ` in ${run.rounds.length} rounds (a failed one is run again)` : ''),
   );
-  const { before, during } = run.probe;
+  const { before, during, quiet } = run.probe;
   add(
     `Retention: accept p99 / max while it ran (probe, ${during.samples} requests)`,
     `${millis(during.p99Ms)} / ${millis(during.maxMs)}`,
     `${millis(before.p99Ms)} / ${millis(before.maxMs)} just before`,
     shown(ratioOf(during.p99Ms, before.p99Ms)),
+  );
+  add(
+    `Retention: that max against the maxima of ${quiet.windows} windows as long (${quiet.lengthS.toFixed(1)} s) before it`,
+    `${quiet.higherThanDuring} of ${quiet.windows} windows higher`,
+    `median ${millis(percentile(quiet.maximaMs, 0.5))}, highest ${millis(quiet.maximaMs.at(-1) ?? Number.NaN)}`,
+    shown(ratioOf(during.maxMs, percentile(quiet.maximaMs, 0.5))),
+    withinNoise(during.maxMs, quiet.maximaMs),
   );
   const failed = run.load.failures + run.probe.failures;
   add(
@@ -191,7 +204,10 @@ function retentionNotes(run: RetentionResult): string[] {
     `Retention: ${run.rate}/s of article.create (autocannon) plus a probe publisher at ` +
       `${run.probe.rate}/s whose requests are timed one by one: "while it ran" is the probe's ` +
       `requests sent during maintainPartitions, "just before" those of a window as long ` +
-      `before it. The load's own figures over its whole ${run.load.durationSeconds} s: ` +
+      `before it. One window is a sample of one, so the load before the maintenance is cut ` +
+      `into windows as long, back from its start: the noise is their maxima, and the ` +
+      `maintenance counts as moving latency beyond it when its window's max is above ` +
+      `every one of theirs. The load's own figures over its whole ${run.load.durationSeconds} s: ` +
       `p99 ${millis(run.load.latencyMs.p99)}, max ${millis(run.load.latencyMs.max)}.`,
     `Sizes: the live partitions grew ${bytes(growth)} during the run; the expected fall is ` +
       `pg_total_relation_size of the ${run.expired.length} expired partitions (both tables), ` +

@@ -1,8 +1,9 @@
 // The retention run under load: publishers publish at a fixed rate while the event log's
 // own maintenance (maintainPartitions) drops the partitions past the retention period.
 // What it costs them is read three ways: a probe publisher's latency in the window of the
-// drop against the same length of window just before; the locks the drop held and any
-// lock a backend waited for (pg_locks, sampled); and each statement's time.
+// drop against every window as long in the load before it (one window alone is a sample of
+// one: its max moved 0.5-2x between runs); the locks the drop held and any lock a backend
+// waited for (pg_locks, sampled); and each statement's time.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import {
@@ -21,8 +22,11 @@ import { measureSizes, partitionBytes, type Sizes } from './history-partitions.j
 import { percentile, sortedSamples } from './percentiles.js';
 
 export const RETENTION_DAYS = 30;
-/** Load before the maintenance starts: the window it is compared with. */
-const BASELINE_SECONDS = 15;
+/**
+ * Load before the maintenance starts, cut into windows as long as the maintenance took:
+ * at about 1.2 s a run, some 35 windows, whose maxima are the noise it is compared with.
+ */
+const BASELINE_SECONDS = 45;
 /** The whole load; the maintenance must end within it (under 2 s at 200,000 events in trials). */
 const LOAD_SECONDS = 90;
 /** The probe publisher's rate, besides the load: each of its requests is timed apart. */
@@ -119,7 +123,7 @@ export interface WindowLatency {
   failures: number;
 }
 
-function windowOf(samples: ProbeSample[], origin: number, from: number, to: number) {
+function windowOf(samples: ProbeSample[], origin: number, from: number, to: number): WindowLatency {
   const inside = samples.filter((s) => s.sentAt >= from && s.sentAt < to);
   const sorted = sortedSamples(inside.map((s) => s.ms));
   return {
@@ -130,6 +134,40 @@ function windowOf(samples: ProbeSample[], origin: number, from: number, to: numb
     p99Ms: percentile(sorted, 0.99),
     maxMs: sorted[sorted.length - 1] ?? Number.NaN,
     failures: inside.filter((s) => !s.ok).length,
+  };
+}
+
+/**
+ * The probe's latency in windows as long as the maintenance, tiling the load before it
+ * back from its start (the first second of load, its warm-up, left out).
+ */
+export interface QuietWindows {
+  windows: number;
+  lengthS: number;
+  /** Each window's max, sorted. */
+  maximaMs: number[];
+  /** Windows whose max is above the max while the maintenance ran. */
+  higherThanDuring: number;
+}
+
+function quietWindows(
+  samples: ProbeSample[],
+  origin: number,
+  started: number,
+  ended: number,
+): QuietWindows {
+  const length = ended - started;
+  const maxima: number[] = [];
+  for (let to = started; length > 0 && to - length >= origin + 1000; to -= length) {
+    const window = windowOf(samples, origin, to - length, to);
+    if (window.samples > 0) maxima.push(window.maxMs);
+  }
+  const duringMax = windowOf(samples, origin, started, ended).maxMs;
+  return {
+    windows: maxima.length,
+    lengthS: length / 1000,
+    maximaMs: [...maxima].sort((a, b) => a - b),
+    higherThanDuring: maxima.filter((m) => m > duringMax).length,
   };
 }
 
@@ -152,6 +190,8 @@ export interface RetentionResult {
     rate: number;
     before: WindowLatency;
     during: WindowLatency;
+    /** The noise: windows as long as `during` before it, same load, no maintenance. */
+    quiet: QuietWindows;
     failures: number;
   };
   statements: { count: number; longest: TimedStatement[] };
@@ -247,6 +287,7 @@ export async function runRetentionUnderLoad(
         rate: PROBE_RATE,
         before: windowOf(samples, origin, baselineFrom, started),
         during: windowOf(samples, origin, started, ended),
+        quiet: quietWindows(samples, origin, started, ended),
         failures: samples.filter((s) => !s.ok).length,
       },
       statements: {
