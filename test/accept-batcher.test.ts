@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { createAcceptBatcher } from '@ingest/api/accept-batcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,5 +89,121 @@ describe('grouped writes of accepted events', () => {
     const ids = responses.map((response) => response.json<{ id: string }>().id);
     expect(new Set(ids).size).toBe(100);
     expect((await rowsOf(ids)).length).toBe(100);
+  });
+});
+
+describe('grouped writes under Idempotency-Keys', () => {
+  const claimOf = (key: string, body = 'body') => ({
+    key,
+    requestHash: createHash('sha256').update(body).digest(),
+    ttlHours: 24,
+  });
+
+  it('records requests with keys together: one statement, one receive time', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const events = Array.from({ length: 50 }, () => queuedEventFor(account.id));
+    const outcomes = await Promise.all(
+      events.map((queued) => batcher.acceptOnce(queued, claimOf(`together-${queued.id}`))),
+    );
+    // Each request in a transaction of its own would have a receive time of its own.
+    const times = new Set(
+      outcomes.map((outcome) => ('receivedAt' in outcome ? +outcome.receivedAt : 0)),
+    );
+    expect(times.size).toBe(1);
+    expect(times.has(0)).toBe(false);
+    expect((await rowsOf(events.map((queued) => queued.id))).length).toBe(50);
+    const keys = await api.deps.db.prisma.idempotencyKey.findMany({
+      where: { accountId: account.id, key: { startsWith: 'together-' } },
+    });
+    expect(keys.map((row) => row.eventId).sort()).toEqual(events.map((queued) => queued.id).sort());
+  });
+
+  it('records a key repeated in one batch once: the same body replays, another is refused', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const [first, same, other, unkeyed] = Array.from({ length: 4 }, () =>
+      queuedEventFor(account.id),
+    ) as [ReturnType<typeof queuedEventFor>, ...ReturnType<typeof queuedEventFor>[]];
+    const key = `repeated-${first.id}`;
+    const outcomes = await Promise.allSettled([
+      batcher.acceptOnce(first, claimOf(key)),
+      batcher.acceptOnce(same!, claimOf(key)),
+      batcher.acceptOnce(other!, claimOf(key, 'another body')),
+      batcher.accept(unkeyed!),
+    ]);
+
+    expect(outcomes[0]).toMatchObject({
+      status: 'fulfilled',
+      value: { receivedAt: expect.any(Date) },
+    });
+    expect(outcomes[1]).toEqual({ status: 'fulfilled', value: { replayOf: first.id } });
+    expect(outcomes[2]).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'IDEMPOTENCY_KEY_MISMATCH' },
+    });
+    expect(outcomes[3]).toMatchObject({ status: 'fulfilled' });
+    const rows = await rowsOf([first, same!, other!, unkeyed!].map((queued) => queued.id));
+    expect(rows.map((row) => row.id).sort()).toEqual([first.id, unkeyed!.id].sort());
+    expect(await api.deps.queue.getJob(same!.id)).toBeUndefined();
+  });
+
+  it('replays a key claimed by an earlier batch, and claims anew a key past its TTL', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const [earlier, again, expired, fresh] = Array.from({ length: 4 }, () =>
+      queuedEventFor(account.id),
+    ) as [ReturnType<typeof queuedEventFor>, ...ReturnType<typeof queuedEventFor>[]];
+    const [kept, old] = [`kept-${earlier.id}`, `old-${earlier.id}`];
+    await Promise.all([
+      batcher.acceptOnce(earlier, claimOf(kept)),
+      batcher.acceptOnce(expired!, claimOf(old)),
+    ]);
+    await api.deps.db.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId: account.id, key: old } },
+      data: { createdAt: new Date(Date.now() - 25 * 3_600_000) },
+    });
+
+    const outcomes = await Promise.all([
+      batcher.acceptOnce(again!, claimOf(kept)),
+      batcher.acceptOnce(fresh!, claimOf(old)),
+    ]);
+    expect(outcomes[0]).toEqual({ replayOf: earlier.id });
+    expect(outcomes[1]).toMatchObject({ receivedAt: expect.any(Date) });
+    const owner = await api.deps.db.prisma.idempotencyKey.findUniqueOrThrow({
+      where: { accountId_key: { accountId: account.id, key: old } },
+    });
+    expect(owner.eventId).toBe(fresh!.id);
+  });
+
+  it('does not hold a batch for a key another transaction is claiming', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const [held, ...others] = Array.from({ length: 5 }, () => queuedEventFor(account.id)) as [
+      ReturnType<typeof queuedEventFor>,
+      ...ReturnType<typeof queuedEventFor>[],
+    ];
+    const heldKey = `held-${held.id}`;
+    // A concurrent copy of the request, mid-claim: it holds the key's lock until it commits.
+    const copy = await api.deps.db.pool.connect();
+    try {
+      await copy.query('BEGIN');
+      await copy.query(
+        `SELECT pg_advisory_xact_lock(1769105, hashtext($1::uuid::text || '/' || $2))`,
+        [account.id, heldKey],
+      );
+      let heldSettled = false;
+      const heldOutcome = batcher
+        .acceptOnce(held, claimOf(heldKey))
+        .finally(() => (heldSettled = true));
+      const othersOutcomes = await Promise.all(
+        others.map((queued) => batcher.acceptOnce(queued, claimOf(`free-${queued.id}`))),
+      );
+
+      expect(othersOutcomes.every((outcome) => 'receivedAt' in outcome)).toBe(true);
+      expect(heldSettled).toBe(false);
+      await copy.query('COMMIT');
+      expect(await heldOutcome).toMatchObject({ receivedAt: expect.any(Date) });
+    } finally {
+      copy.release();
+    }
+    await batcher.drain();
+    expect((await rowsOf([held, ...others].map((queued) => queued.id))).length).toBe(5);
   });
 });

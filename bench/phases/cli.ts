@@ -6,8 +6,8 @@
 //
 //   1. a warm-up publish by the loop, not counted (the API's JIT and pools);
 //   2. the reference: the loop, no Idempotency-Key, nothing recorded;
-//   3. the loop with an Idempotency-Key per call: what the API's keyed path costs (it
-//      records a keyed call in a transaction of its own, an unkeyed one by group commit),
+//   3. the loop with an Idempotency-Key per call: what the API's keyed path costs (the
+//      keys claimed in the group commit's transaction, a statement more than without),
 //      apart from what the CLI's process costs;
 //   4. the CLI on a file of the same events: its accept rate is the reference's less
 //      what the CLI adds (the file's digest, an Idempotency-Key per line that the API

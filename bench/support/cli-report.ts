@@ -83,8 +83,8 @@ export function cliNotes(result: Omit<CliResult, 'notes' | 'machineNotes'>): str
       `cores while it ran${cliCores > 0.8 ? ': near one, it is bound by its own event loop' : ''}` +
       `, ${perEvent(cli, 'cli').toFixed(2)} ms an event (the loop's runner: ` +
       `${perEvent(before, 'runner').toFixed(2)} ms).`,
-    `The API records a call with an Idempotency-Key in a transaction of its own (the key and ` +
-      `the event together) and one without by group commit: the loop with a key per call ran ` +
+    `The API records calls with an Idempotency-Key by group commit, as those without, with ` +
+      `their keys claimed in the batch's transaction: the loop with a key per call ran ` +
       `at ${(keyed.acceptRate / result.referenceRate).toFixed(2)}x the reference, so that much ` +
       `of the CLI's ratio is the service's keyed path, and the CLI ran at ` +
       `${(cli.acceptRate / keyed.acceptRate).toFixed(2)}x the keyed loop. CPU ms an event, ` +

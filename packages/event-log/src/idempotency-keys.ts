@@ -16,15 +16,33 @@ export interface IdempotencyClaim {
 export type RecordedOnce = { receivedAt: Date } | { replayOf: string };
 
 /** How long a request waits for a concurrent one with the same key before giving up (409). */
-const LOCK_TIMEOUT_MS = 5_000;
+export const LOCK_TIMEOUT_MS = 5_000;
 const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * The two-integer advisory lock of an Idempotency-Key, for `pg_advisory_xact_lock` and
+ * its try form, over a row source with `account_id` and `key`. Every claim of a key holds
+ * it first, alone or batched (`recordAcceptedBatch`), so a batch that gets a key's lock
+ * knows no uncommitted transaction claims that key. Two integers keep these locks apart
+ * from the lines' one-bigint locks (`insertAccepted`); keys whose hashes collide only
+ * share a lock, which makes one wait or go alone, never answer wrongly.
+ */
+export const keyLockArguments = (rows: string) =>
+  `1769105, hashtext(${rows}.account_id::text || '/' || ${rows}.key)`;
+
+export const mismatchError = () =>
+  new AppError(
+    'IDEMPOTENCY_KEY_MISMATCH',
+    'This Idempotency-Key was already used with a different request; use a new key for a new request',
+  );
 
 /**
  * Records an accepted event unless its Idempotency-Key names one already, in one
  * transaction: the key is claimed and the event recorded together, so a key never points
- * at an event that was not recorded. The primary key (account, key) decides between
- * concurrent requests: the second waits for the first to commit, then finds the key
- * taken and answers with the first's event (same body) or 422 (another body).
+ * at an event that was not recorded. The key's lock decides between concurrent requests:
+ * the second waits for the first to commit, then finds the key taken and answers with
+ * the first's event (same body) or 422 (another body). The way alone, for a request
+ * whose key a batch could not take at once; most are recorded by `recordAcceptedBatch`.
  */
 export async function recordAcceptedOnce(
   pool: pg.Pool,
@@ -46,6 +64,12 @@ async function claimKey(
 ): Promise<string> {
   await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
   try {
+    await client.query({
+      name: 'lock-idempotency-key',
+      text: `SELECT pg_advisory_xact_lock(${keyLockArguments('asked')})
+             FROM (SELECT $1::uuid AS account_id, $2::text AS key) AS asked`,
+      values: [queued.accountId, claim.key],
+    });
     const inserted = await client.query<{ event_id: string }>({
       name: 'claim-idempotency-key',
       text: `
@@ -75,10 +99,7 @@ async function claimKey(
   const [existing] = rows;
   if (existing === undefined) throw new Error('idempotency key vanished after a conflict');
   if (!Buffer.from(existing.request_hash).equals(Buffer.from(claim.requestHash))) {
-    throw new AppError(
-      'IDEMPOTENCY_KEY_MISMATCH',
-      'This Idempotency-Key was already used with a different request; use a new key for a new request',
-    );
+    throw mismatchError();
   }
   return existing.event_id;
 }

@@ -14,6 +14,11 @@ export {
   type IdempotencyClaim,
   type RecordedOnce,
 } from './idempotency-keys.js';
+export {
+  recordAcceptedBatch,
+  type AcceptedEntry,
+  type BatchOutcome,
+} from './accepted-once-batch.js';
 export { insertRejected, type RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';

@@ -8,11 +8,10 @@ import {
   type EventSchemas,
 } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
-import { insertRejected, recordAcceptedOnce, type QueuedEvent } from '@ingest/event-log';
+import { insertRejected, type QueuedEvent } from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
 import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
-import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
 import { requestHashOf } from './idempotency.js';
 import { recordableEventName, recordablePayload } from './recordable-payload.js';
@@ -95,8 +94,9 @@ export async function ingestEvent(
     return { accepted: acceptedAnswer(queued.id, queued.event, receivedAt), replayed: false };
   }
 
-  // Claimed and recorded in one transaction: requests with the same key wait on it.
-  const outcome = await recordAcceptedOnce(deps.db.pool, queued, {
+  // Claimed and recorded together, in a group commit too; requests with the same key wait
+  // on the first.
+  const outcome = await deps.acceptBatcher.acceptOnce(queued, {
     key: idempotencyKey,
     requestHash: requestHashOf({ event, data }),
     ttlHours: deps.config.idempotency.ttlHours,
@@ -104,7 +104,6 @@ export async function ingestEvent(
   if ('replayOf' in outcome) {
     return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
   }
-  await enqueueOrLeaveToReconciler(deps, [queued]);
   countAccepted(deps, queued);
   return { accepted: acceptedAnswer(queued.id, queued.event, outcome.receivedAt), replayed: false };
 }

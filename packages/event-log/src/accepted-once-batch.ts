@@ -1,0 +1,146 @@
+import type { AppError } from '@ingest/contracts';
+import type pg from 'pg';
+import { insertAccepted, type QueuedEvent } from './accepted.js';
+import {
+  keyLockArguments,
+  mismatchError,
+  type IdempotencyClaim,
+  type RecordedOnce,
+} from './idempotency-keys.js';
+import { inTransaction, type Queryable } from './queryable.js';
+
+/** An accepted event, with the Idempotency-Key it was sent under if any. */
+export interface AcceptedEntry {
+  queued: QueuedEvent;
+  claim?: IdempotencyClaim;
+}
+
+/**
+ * What recording a batch did for one entry: recorded it, found the event its key names,
+ * refused it (another body under its key), or left it to be recorded alone because its
+ * key is being claimed by another transaction at this moment.
+ */
+export type BatchOutcome = RecordedOnce | { refused: AppError } | { alone: true };
+
+/**
+ * Claims the batch's Idempotency-Keys without waiting for anyone: each key's advisory
+ * lock is tried, and a key another transaction holds is left out (`locked` false) for its
+ * request to be recorded alone, where waiting on it stalls no one else's request. A key
+ * whose lock this transaction has is claimed by no uncommitted transaction, so the
+ * INSERT does not wait on one.
+ */
+const CLAIM_KEYS = `
+  WITH asked AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[], $4::uuid[])
+      AS a(account_id, key, request_hash, event_id)
+  ),
+  locked AS MATERIALIZED (
+    SELECT * FROM asked WHERE pg_try_advisory_xact_lock(${keyLockArguments('asked')})
+  ),
+  claimed AS (
+    INSERT INTO idempotency_keys (account_id, key, request_hash, event_id)
+    SELECT account_id, key, request_hash, event_id FROM locked
+    ON CONFLICT (account_id, key) DO UPDATE
+      SET request_hash = EXCLUDED.request_hash, event_id = EXCLUDED.event_id, created_at = now()
+      WHERE idempotency_keys.created_at < now() - make_interval(hours => $5)
+    RETURNING event_id
+  )
+  SELECT asked.event_id,
+         locked.event_id IS NOT NULL AS locked,
+         claimed.event_id IS NOT NULL AS claimed
+  FROM asked
+  LEFT JOIN locked USING (event_id)
+  LEFT JOIN claimed USING (event_id)`;
+
+/**
+ * Records a batch of accepted events in one transaction, claiming the Idempotency-Keys of
+ * those sent with one: group commit for exactly-once publishing, where a key per request
+ * used to mean a transaction per request. Keys must be distinct per account in a batch.
+ * An event whose key was free is recorded with the rest; one whose key names an earlier
+ * event is not recorded and gets that event (or a refusal, when its body differs).
+ */
+export async function recordAcceptedBatch(
+  pool: pg.Pool,
+  entries: AcceptedEntry[],
+): Promise<BatchOutcome[]> {
+  return inTransaction(pool, async (client) => {
+    // No lock_timeout: the keys' locks are only tried, and the lines' locks are held for
+    // as long as another batch's INSERT, as in a batch without keys.
+    const settled = await settleByKeys(client, entries);
+    const toRecord = entries.filter((_, i) => settled[i] === undefined);
+    const recorded =
+      toRecord.length === 0
+        ? undefined
+        : {
+            receivedAt: await insertAccepted(
+              client,
+              toRecord.map((entry) => entry.queued),
+            ),
+          };
+    // Every entry left unsettled was recorded; the last fallback only satisfies the types.
+    return settled.map((outcome) => outcome ?? recorded ?? { alone: true });
+  });
+}
+
+type Keyed = AcceptedEntry & { claim: IdempotencyClaim };
+const hasKey = (entry: AcceptedEntry): entry is Keyed => entry.claim !== undefined;
+const keyOf = (entry: Keyed) => `${entry.queued.accountId}/${entry.claim.key}`;
+
+/** Each entry's outcome when its key settled it; undefined for the entries to record. */
+async function settleByKeys(
+  client: Queryable,
+  entries: AcceptedEntry[],
+): Promise<Array<BatchOutcome | undefined>> {
+  const keyed = entries.filter(hasKey);
+  const [first] = keyed;
+  if (first === undefined) return entries.map(() => undefined);
+  const { rows } = await client.query<{ event_id: string; locked: boolean; claimed: boolean }>({
+    name: 'claim-idempotency-keys',
+    text: CLAIM_KEYS,
+    values: [
+      keyed.map((entry) => entry.queued.accountId),
+      keyed.map((entry) => entry.claim.key),
+      keyed.map((entry) => entry.claim.requestHash),
+      keyed.map((entry) => entry.queued.id),
+      first.claim.ttlHours, // the service's one TTL, on every claim
+    ],
+  });
+  const claims = new Map(rows.map((row) => [row.event_id, row]));
+  const taken = await earlierClaims(
+    client,
+    keyed.filter((entry) => {
+      const claim = claims.get(entry.queued.id);
+      return claim?.locked === true && !claim.claimed;
+    }),
+  );
+  return entries.map((entry) => {
+    if (!hasKey(entry)) return undefined;
+    const claim = claims.get(entry.queued.id);
+    if (claim?.claimed === true) return undefined;
+    const earlier = claim?.locked === true ? taken.get(keyOf(entry)) : undefined;
+    // Held elsewhere, or freed since the claim was tried: recorded alone, which waits.
+    if (earlier === undefined) return { alone: true };
+    return Buffer.from(earlier.request_hash).equals(Buffer.from(entry.claim.requestHash))
+      ? { replayOf: earlier.event_id }
+      : { refused: mismatchError() };
+  });
+}
+
+interface EarlierClaim {
+  account_id: string;
+  key: string;
+  request_hash: Uint8Array;
+  event_id: string;
+}
+
+/** The events already holding these entries' keys, by `keyOf`. */
+async function earlierClaims(client: Queryable, entries: Keyed[]) {
+  if (entries.length === 0) return new Map<string, EarlierClaim>();
+  const { rows } = await client.query<EarlierClaim>(
+    `SELECT k.account_id, k.key, k.request_hash, k.event_id
+     FROM idempotency_keys k
+     JOIN unnest($1::uuid[], $2::text[]) AS a(account_id, key) USING (account_id, key)`,
+    [entries.map((entry) => entry.queued.accountId), entries.map((entry) => entry.claim.key)],
+  );
+  return new Map(rows.map((row) => [`${row.account_id}/${row.key}`, row]));
+}
