@@ -206,4 +206,25 @@ describe('grouped writes under Idempotency-Keys', () => {
     await batcher.drain();
     expect((await rowsOf([held, ...others].map((queued) => queued.id))).length).toBe(5);
   });
+
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE when the claim of a copy outlasts 5 s', async () => {
+    const batcher = createAcceptBatcher(api.deps);
+    const queued = queuedEventFor(account.id);
+    const heldKey = `stuck-${queued.id}`;
+    const copy = await api.deps.db.pool.connect();
+    try {
+      await copy.query('BEGIN');
+      await copy.query(
+        `SELECT pg_advisory_xact_lock(1769105, hashtext($1::uuid::text || '/' || $2))`,
+        [account.id, heldKey],
+      );
+      await expect(batcher.acceptOnce(queued, claimOf(heldKey))).rejects.toMatchObject({
+        code: 'IDEMPOTENCY_KEY_IN_USE',
+      });
+      await copy.query('ROLLBACK');
+    } finally {
+      copy.release();
+    }
+    expect(await rowsOf([queued.id])).toEqual([]);
+  }, 15_000);
 });

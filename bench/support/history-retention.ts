@@ -155,6 +155,7 @@ function quietWindows(
   origin: number,
   started: number,
   ended: number,
+  duringMaxMs: number,
 ): QuietWindows {
   const length = ended - started;
   const maxima: number[] = [];
@@ -162,12 +163,11 @@ function quietWindows(
     const window = windowOf(samples, origin, to - length, to);
     if (window.samples > 0) maxima.push(window.maxMs);
   }
-  const duringMax = windowOf(samples, origin, started, ended).maxMs;
   return {
     windows: maxima.length,
     lengthS: length / 1000,
-    maximaMs: [...maxima].sort((a, b) => a - b),
-    higherThanDuring: maxima.filter((m) => m > duringMax).length,
+    maximaMs: maxima.sort((a, b) => a - b),
+    higherThanDuring: maxima.filter((m) => m > duringMaxMs).length,
   };
 }
 
@@ -257,6 +257,7 @@ export async function runRetentionUnderLoad(
     env.processes.assertNoCrash();
 
     const length = ended - started;
+    const during = windowOf(samples, origin, started, ended);
     const baselineFrom = Math.max(origin + 1000, started - length);
     if (started - baselineFrom < length) {
       notes.push(
@@ -286,8 +287,8 @@ export async function runRetentionUnderLoad(
       probe: {
         rate: PROBE_RATE,
         before: windowOf(samples, origin, baselineFrom, started),
-        during: windowOf(samples, origin, started, ended),
-        quiet: quietWindows(samples, origin, started, ended),
+        during,
+        quiet: quietWindows(samples, origin, started, ended, during.maxMs),
         failures: samples.filter((s) => !s.ok).length,
       },
       statements: {

@@ -9,16 +9,16 @@ export {
 export { inTransaction, withConnection, type Queryable } from './queryable.js';
 export { insertAccepted, type QueuedEvent } from './accepted.js';
 export {
-  recordAcceptedOnce,
   expireIdempotencyKeys,
   type IdempotencyClaim,
   type RecordedOnce,
 } from './idempotency-keys.js';
 export {
   recordAcceptedBatch,
+  recordAcceptedOnce,
   type AcceptedEntry,
   type BatchOutcome,
-} from './accepted-once-batch.js';
+} from './accepted-once.js';
 export { insertRejected, type RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';

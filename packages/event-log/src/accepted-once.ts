@@ -1,4 +1,4 @@
-import type { AppError } from '@ingest/contracts';
+import { AppError } from '@ingest/contracts';
 import type pg from 'pg';
 import { insertAccepted, type QueuedEvent } from './accepted.js';
 import {
@@ -22,8 +22,12 @@ export interface AcceptedEntry {
  */
 export type BatchOutcome = RecordedOnce | { refused: AppError } | { alone: true };
 
+/** How long a request waits for a concurrent one with the same key before giving up (409). */
+const LOCK_TIMEOUT_MS = 5_000;
+const LOCK_NOT_AVAILABLE = '55P03';
+
 /**
- * Claims the batch's Idempotency-Keys without waiting for anyone: each key's advisory
+ * Claims the Idempotency-Keys of a batch without waiting for anyone: each key's advisory
  * lock is tried, and a key another transaction holds is left out (`locked` false) for its
  * request to be recorded alone, where waiting on it stalls no one else's request. A key
  * whose lock this transaction has is claimed by no uncommitted transaction, so the
@@ -80,6 +84,52 @@ export async function recordAcceptedBatch(
     // Every entry left unsettled was recorded; the last fallback only satisfies the types.
     return settled.map((outcome) => outcome ?? recorded ?? { alone: true });
   });
+}
+
+/**
+ * Records one accepted event unless its Idempotency-Key names one already, in one
+ * transaction: the key is claimed and the event recorded together, so a key never points
+ * at an event that was not recorded. Unlike a batch it waits for the key's lock, so of
+ * concurrent copies of a request the later ones find the key taken by the first and
+ * answer with its event (same body) or 422 (another body), or 409 after 5 s of waiting.
+ * The way for a request whose key a batch could not take at once.
+ */
+export async function recordAcceptedOnce(
+  pool: pg.Pool,
+  queued: QueuedEvent,
+  claim: IdempotencyClaim,
+): Promise<RecordedOnce> {
+  return inTransaction(pool, async (client) => {
+    await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
+    const [outcome] = await inUseOnTimeout(async () => {
+      await client.query({
+        name: 'lock-idempotency-key',
+        text: `SELECT pg_advisory_xact_lock(${keyLockArguments('asked')})
+               FROM (SELECT $1::uuid AS account_id, $2::text AS key) AS asked`,
+        values: [queued.accountId, claim.key],
+      });
+      return settleByKeys(client, [{ queued, claim }]);
+    });
+    if (outcome === undefined) return { receivedAt: await insertAccepted(client, [queued]) };
+    if ('refused' in outcome) throw outcome.refused;
+    // Its lock held, the key can only have been freed (expired) since the claim was tried.
+    if ('alone' in outcome) throw new Error('idempotency key vanished after a conflict');
+    return outcome;
+  });
+}
+
+/** Runs `claim`; a lock it waited for past lock_timeout is 409 IDEMPOTENCY_KEY_IN_USE. */
+async function inUseOnTimeout<Result>(claim: () => Promise<Result>): Promise<Result> {
+  try {
+    return await claim();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== LOCK_NOT_AVAILABLE) throw error;
+    throw new AppError(
+      'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this Idempotency-Key is still being recorded; retry shortly',
+      { headers: { 'retry-after': '1' } },
+    );
+  }
 }
 
 type Keyed = AcceptedEntry & { claim: IdempotencyClaim };
