@@ -132,6 +132,54 @@ describe('event log partitions', () => {
     expect(second?.dropped).toHaveLength(2);
   });
 
+  it('drops at most maxDrops periods a round, the oldest first; held ones do not count', async () => {
+    const day = (ago: number) => startOfDay(Date.now()) - ago * DAY;
+    const period = (ago: number) =>
+      `webhook_logs_p${new Date(day(ago)).toISOString().slice(0, 10).replaceAll('-', '')}`;
+    for (const ago of [63, 62, 61, 60]) {
+      for (const table of ['webhook_logs', 'event_attempts'] as const) {
+        await createPartition(pool, table, day(ago), day(ago - 1), 'day');
+      }
+      await insertEvent(idAt(day(ago) + 1_000, 100 + ago), ago === 63 ? 'processing' : 'failed');
+    }
+
+    const first = await maintainPartitions(pool, {
+      interval: 'day',
+      retentionDays: 30,
+      maxDrops: 1,
+    });
+    expect(first?.held.map((held) => held.name)).toEqual([period(63)]);
+    expect(first?.dropped).toEqual([period(62)]);
+    expect(first?.deferred).toEqual([period(61), period(60)]);
+    expect(await names('webhook_logs')).toEqual(
+      expect.arrayContaining([period(63), period(61), period(60)]),
+    );
+
+    const second = await maintainPartitions(pool, {
+      interval: 'day',
+      retentionDays: 30,
+      maxDrops: 2,
+    });
+    expect(second?.dropped).toEqual([period(61), period(60)]);
+    expect(second?.deferred).toEqual([]);
+    const left = await names('webhook_logs');
+    expect(left).toContain(period(63));
+    expect(left.filter((name) => [62, 61, 60].some((ago) => name === period(ago)))).toEqual([]);
+    expect(await names('event_attempts')).not.toContain(
+      period(60).replace('webhook_logs', 'event_attempts'),
+    );
+
+    // The held period goes once its event finishes; nothing is left over.
+    await pool.query(`UPDATE webhook_logs SET status = 'failed' WHERE status = 'processing'`);
+    const third = await maintainPartitions(pool, {
+      interval: 'day',
+      retentionDays: 30,
+      maxDrops: 1,
+    });
+    expect(third?.dropped).toEqual([period(63)]);
+    expect(third?.deferred).toEqual([]);
+  });
+
   it('keeps everything with retention 0', async () => {
     const old = startOfDay(Date.now()) - 60 * DAY;
     await createPartition(pool, 'webhook_logs', old, old + DAY, 'day');

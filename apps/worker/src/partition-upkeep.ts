@@ -8,8 +8,10 @@ export interface PartitionUpkeep {
 /**
  * At start and every EVENT_LOG_MAINTENANCE_INTERVAL_MS: make the event log's partitions
  * for the coming week, drop (after archiving, when EVENT_LOG_ARCHIVE_DIR is set) those
- * past the retention period and list the slugs of those that closed. Every worker runs it; an advisory lock lets one at a time do
- * the work and the others skip the round. A failed round is logged and tried again.
+ * past the retention period (EVENT_LOG_DROPS_PER_ROUND of them a round, the oldest first)
+ * and list the slugs of those that closed. Every worker runs it; an advisory lock lets one
+ * at a time do the work and the others skip the round. A failed round is logged and tried
+ * again.
  */
 export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): PartitionUpkeep {
   const { eventLog } = deps.config;
@@ -21,13 +23,14 @@ export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Part
       const done = await maintainPartitions(deps.db.pool, {
         interval: eventLog.interval,
         retentionDays: eventLog.retentionDays,
+        maxDrops: deps.config.worker.eventLogDropsPerRound,
         ...(archive === undefined ? {} : { archive }),
       });
       if (done === undefined) return;
-      const { created, dropped, summarized } = done;
+      const { created, dropped, deferred, summarized } = done;
       if (created.length > 0 || dropped.length > 0 || summarized.length > 0) {
         deps.logger.info(
-          { created, dropped, summarized },
+          { created, dropped, deferred, summarized },
           'event log partitions made, dropped and their slugs listed',
         );
       }

@@ -12,6 +12,8 @@ const WorkerEnvSchema = SharedEnvSchema.extend({
   RECONCILE_INTERVAL_MS: envInteger(5_000, { min: 100 }),
   /** How often a worker makes the event log's coming partitions and drops expired ones. */
   EVENT_LOG_MAINTENANCE_INTERVAL_MS: envInteger(60_000, { min: 1_000 }),
+  /** Expired event-log periods one maintenance round drops; a backlog takes several rounds. */
+  EVENT_LOG_DROPS_PER_ROUND: envInteger(1, { min: 1, max: 10_000 }),
   /** How old a queued event must be before the reconciler checks on it. */
   RECONCILE_AFTER_MS: envInteger(10_000, { min: 100 }),
   /** On SIGTERM, how long jobs in flight may take to finish before they are handed back. */
@@ -44,6 +46,7 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     reconcileAfterMs: env.RECONCILE_AFTER_MS,
     eventLogMaintenanceIntervalMs: env.EVENT_LOG_MAINTENANCE_INTERVAL_MS,
+    eventLogDropsPerRound: env.EVENT_LOG_DROPS_PER_ROUND,
     shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE_MS,
     databaseOutagePauseMs: env.DATABASE_OUTAGE_PAUSE_MS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,

@@ -3,16 +3,13 @@ import { withPartitionLock } from './maintenance-lock.js';
 import { DAY_MS, type PartitionInterval } from './partition-range.js';
 import { summarizeClosedPartitions } from './key-summaries.js';
 import { premakePartitions } from './premake.js';
-import { runRetention, type Archiver, type RetentionReport } from './retention.js';
+import { runRetention, type RetentionOptions, type RetentionReport } from './retention.js';
 
 /** Partitions are made at least this far ahead, so a week without maintenance loses nothing. */
 export const PREMAKE_DAYS = 7;
 
-export interface PartitionMaintenance {
+export interface PartitionMaintenance extends RetentionOptions {
   interval: PartitionInterval;
-  retentionDays: number;
-  archive?: Archiver;
-  now?: number;
 }
 
 /**
