@@ -43,8 +43,18 @@ export const SEED_EVENTS = 2_000;
 const SEED_ORDINAL = 1_000_000_000;
 const SEED_WINDOW_MS = 3_600_000;
 
+/**
+ * Capacity searches per log, the best counting. A step near the knee passes or fails by
+ * chance: single searches of the same empty log found 3432, 3798 and 4652/s in three runs,
+ * so one search per side made the ratio a coin toss around 0.9.
+ */
+const CAPACITY_SEARCHES = 2;
+
 export interface LogFigures {
+  /** The best of CAPACITY_SEARCHES searches. */
   capacity: CapacityResult;
+  /** Each search's figure, in order. */
+  capacitySearches: number[];
   latency: LoadResult;
   receipts: { recent: ReadTiming; old?: ReadTiming };
   searches: Array<{ filter: string; query: Record<string, string>; timing: ReadTiming }>;
@@ -138,8 +148,15 @@ async function measureLog(ctx: Context, label: string, latencyRate?: number): Pr
     env.log(`  ${label}: search ${filter.name}: ${describe(timing)}`);
   }
 
-  env.log(`  ${label}: capacity`);
-  const capacity = await searchCapacity(live, 'service', env.api, env.options.plan.searchStartRate);
+  env.log(`  ${label}: capacity, best of ${CAPACITY_SEARCHES} searches`);
+  const searched: CapacityResult[] = [];
+  for (let i = 0; i < CAPACITY_SEARCHES; i += 1) {
+    // The later searches start below the first's figure rather than climb from the bottom.
+    const first = searched[0]?.rate;
+    const start = first ? Math.round(first * 0.6) : env.options.plan.searchStartRate;
+    searched.push(await searchCapacity(live, 'service', env.api, start));
+  }
+  const capacity = searched.reduce((best, next) => (next.rate > best.rate ? next : best));
   const rate = latencyRate ?? Math.max(50, Math.round(capacity.rate / 2));
   await live.reset();
   const meter = await env.cpuMeter([{ name: 'service', pid: env.api.proc.pid }]);
@@ -153,7 +170,13 @@ async function measureLog(ctx: Context, label: string, latencyRate?: number): Pr
     plan.connections,
   );
   env.log(`  ${label}: latency ${describeLoad(latency)}\n      ${describeCpu(await meter.stop())}`);
-  return { capacity, latency, receipts: { recent, ...(old ? { old } : {}) }, searches };
+  return {
+    capacity,
+    capacitySearches: searched.map((search) => search.rate),
+    latency,
+    receipts: { recent, ...(old ? { old } : {}) },
+    searches,
+  };
 }
 
 /** The publishers' API keys (ids), with their accounts: whose the history's events are. */

@@ -52,6 +52,13 @@ interface RunOptions {
 
 type Recorder = (status: number, responseMs: number) => void;
 
+/** One answer of a run's window: when its request was sent (performance.now()), how long it took. */
+export interface Answer {
+  sentAt: number;
+  ms: number;
+  status: number;
+}
+
 function runOne(options: RunOptions, record: Recorder) {
   const { stream } = options;
   return new Promise<autocannon.Result>((resolve, reject) => {
@@ -93,8 +100,8 @@ function runOne(options: RunOptions, record: Recorder) {
   });
 }
 
-/** Answers by status and their latencies, for requests sent inside [from, to). */
-function windowRecorder(from: number, to: number) {
+/** Answers by status and their latencies, for requests sent inside [from, to); each into `answers` too, when given. */
+function windowRecorder(from: number, to: number, answers?: Answer[]) {
   const statuses = new Map<number, number>();
   const latencies: number[] = [];
   let acceptedTotal = 0;
@@ -104,6 +111,7 @@ function windowRecorder(from: number, to: number) {
     if (sentAt < from || sentAt >= to) return;
     statuses.set(status, (statuses.get(status) ?? 0) + 1);
     latencies.push(responseMs);
+    answers?.push({ sentAt, ms: responseMs, status });
   };
   return { record, statuses, latencies, acceptedTotal: () => acceptedTotal };
 }
@@ -139,7 +147,8 @@ function summarise(
 
 /**
  * `rate` requests a second, counted over `durationSeconds` after a one-second ramp-in,
- * from staggered groups (see above), all of which stop at the end of the window.
+ * from staggered groups (see above), all of which stop at the end of the window. Each
+ * counted answer is also pushed to `answers`, when given: for figures over parts of the run.
  */
 export async function runFixedRate(
   url: string,
@@ -147,11 +156,12 @@ export async function runFixedRate(
   rate: number,
   durationSeconds: number,
   connections: number,
+  answers?: Answer[],
 ): Promise<LoadResult> {
   const started = performance.now();
   const windowStart = started + RAMP_IN_SECONDS * 1000;
   const windowEnd = windowStart + durationSeconds * 1000;
-  const recorder = windowRecorder(windowStart, windowEnd);
+  const recorder = windowRecorder(windowStart, windowEnd, answers);
   const groups = Math.min(GROUPS, rate, connections);
   const share = (total: number, i: number) =>
     Math.floor(total / groups) + (i < total % groups ? 1 : 0);
