@@ -61,13 +61,14 @@ function logRows(rows: Row[], empty: LogFigures, history: LogFigures, rate: numb
     receipt(`Receipt lookup p99, events of the last ${HISTORY_DAYS} days`, history.receipts.old);
   }
   for (const search of history.searches) {
-    const before = empty.searches.find((s) => s.filter === search.filter);
+    const reference = search.reference ?? search.filter;
+    const before = empty.searches.find((s) => s.filter === reference);
     if (before === undefined) continue;
     const r = ratioOf(search.timing.p99Ms, before.timing.p99Ms);
     add(
       `Search p99: ${search.filter}`,
       readP99(search.timing),
-      readP99(before.timing),
+      `${readP99(before.timing)}${search.reference === undefined ? '' : ` (${reference})`}`,
       r,
       atMost(r, READ_P99_RATIO_TARGET),
     );
