@@ -298,8 +298,9 @@ const SETTLE_LIMIT_MS = 180_000;
 export async function settleAfterFill(db: pg.Pool): Promise<number> {
   const started = performance.now();
   // The slug lists of 40 days were just written at once (8 million rows at 10 million
-  // events; a worker writes one day's a day). Autovacuum would vacuum them a minute
-  // later, during the first reads: vacuumed now instead, as the partitions were.
+  // events; a worker writes one day's a day): vacuumed and analyzed as each filled day
+  // was, which is what autovacuum would do (it is off on this server), so that no read
+  // measured later is the first to set their hint bits.
   await db.query('VACUUM (ANALYZE) webhook_log_partition_keys, webhook_log_key_summaries');
   await db.query('CHECKPOINT');
   while (performance.now() - started < SETTLE_LIMIT_MS) {
