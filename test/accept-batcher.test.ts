@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { createAcceptBatcher } from '@ingest/api/accept-batcher';
+import { keyLockArguments } from '@ingest/event-log';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
 import { articleData, sendEvent, uniqueSlug } from './support/content.js';
@@ -28,6 +29,26 @@ const queuedEventFor = (accountId: string, slug = uniqueSlug()) => ({
   orderKeys: [slug],
   notifyOnFinish: false,
 });
+
+/**
+ * A concurrent copy of a request, mid-claim: a connection in a transaction holding the
+ * key's lock as a claim takes it, until it commits or rolls back (and is released).
+ */
+async function holdClaimOf(accountId: string, key: string) {
+  const copy = await api.deps.db.pool.connect();
+  try {
+    await copy.query('BEGIN');
+    await copy.query(
+      `SELECT pg_advisory_xact_lock(${keyLockArguments('claim')})
+       FROM (SELECT $1::uuid AS account_id, $2::text AS key) AS claim`,
+      [accountId, key],
+    );
+    return copy;
+  } catch (error) {
+    copy.release();
+    throw error;
+  }
+}
 
 const rowsOf = (ids: string[]) =>
   api.deps.db.prisma.webhookLog.findMany({
@@ -180,14 +201,8 @@ describe('grouped writes under Idempotency-Keys', () => {
       ...ReturnType<typeof queuedEventFor>[],
     ];
     const heldKey = `held-${held.id}`;
-    // A concurrent copy of the request, mid-claim: it holds the key's lock until it commits.
-    const copy = await api.deps.db.pool.connect();
+    const copy = await holdClaimOf(account.id, heldKey);
     try {
-      await copy.query('BEGIN');
-      await copy.query(
-        `SELECT pg_advisory_xact_lock(1769105, hashtext($1::uuid::text || '/' || $2))`,
-        [account.id, heldKey],
-      );
       let heldSettled = false;
       const heldOutcome = batcher
         .acceptOnce(held, claimOf(heldKey))
@@ -211,13 +226,8 @@ describe('grouped writes under Idempotency-Keys', () => {
     const batcher = createAcceptBatcher(api.deps);
     const queued = queuedEventFor(account.id);
     const heldKey = `stuck-${queued.id}`;
-    const copy = await api.deps.db.pool.connect();
+    const copy = await holdClaimOf(account.id, heldKey);
     try {
-      await copy.query('BEGIN');
-      await copy.query(
-        `SELECT pg_advisory_xact_lock(1769105, hashtext($1::uuid::text || '/' || $2))`,
-        [account.id, heldKey],
-      );
       await expect(batcher.acceptOnce(queued, claimOf(heldKey))).rejects.toMatchObject({
         code: 'IDEMPOTENCY_KEY_IN_USE',
       });

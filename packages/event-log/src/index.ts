@@ -10,6 +10,7 @@ export { inTransaction, withConnection, type Queryable } from './queryable.js';
 export { insertAccepted, type QueuedEvent } from './accepted.js';
 export {
   expireIdempotencyKeys,
+  keyLockArguments,
   type IdempotencyClaim,
   type RecordedOnce,
 } from './idempotency-keys.js';
