@@ -76,7 +76,7 @@ export interface BenchEnvironment {
  * Publisher accounts and their keys, made over HTTP as a publisher would (README,
  * "Accounts"), before anything is measured: `accounts` accounts with `keysEach` keys each.
  */
-async function createBenchKeys(
+export async function createBenchKeys(
   baseUrl: string,
   accounts: number,
   keysEach: number,
@@ -172,18 +172,30 @@ export async function setUpEnvironment(
     },
     tag: (base) => `${base}-${(tags += 1)}`,
     cpuHistory,
-    async cpuMeter(measured) {
-      const meter = await startCpuMeter(
-        [...measured, { name: 'runner', pid: process.pid }, { name: 'redis', pid: redis.pid }],
-        { name: 'postgres', pids: () => backendPids(db) },
-      );
-      return {
-        async stop() {
-          const use = await meter.stop();
-          cpuHistory.push(use);
-          return use;
-        },
-      };
-    },
+    cpuMeter: cpuMeterOf(db, redis, cpuHistory),
+  };
+}
+
+/**
+ * BenchEnvironment.cpuMeter for the backends of `db`'s database: each measurement also
+ * goes into `history`.
+ */
+export function cpuMeterOf(
+  db: pg.Pool,
+  redis: PrivateRedis,
+  history: CpuUse[],
+): BenchEnvironment['cpuMeter'] {
+  return async (measured) => {
+    const meter = await startCpuMeter(
+      [...measured, { name: 'runner', pid: process.pid }, { name: 'redis', pid: redis.pid }],
+      { name: 'postgres', pids: () => backendPids(db) },
+    );
+    return {
+      async stop() {
+        const use = await meter.stop();
+        history.push(use);
+        return use;
+      },
+    };
   };
 }

@@ -45,62 +45,126 @@ function failureOf(load: LoadResult): string | undefined {
   return undefined;
 }
 
-export async function searchCapacity(
-  env: BenchEnvironment,
-  label: string,
-  target: RunningHttp,
-  startRate: number,
-): Promise<CapacityResult> {
+/** Where a search steps: a service (its URL and process) under an environment's keys and reset. */
+export interface CapacityTarget {
+  env: BenchEnvironment;
+  label: string;
+  target: RunningHttp;
+}
+
+/** One step: a reset, a pause, then `rate` for plan.stepSeconds, judged. */
+export async function capacityStep(side: CapacityTarget, rate: number): Promise<CapacityStep> {
+  const { env, label, target } = side;
   const { plan } = env.options;
+  await env.reset();
+  await sleep(plan.settleMs);
+  const stream = createEventStream(env.keys, env.tag('cap'), 'creates');
+  const meter = await env.cpuMeter([{ name: label, pid: target.proc.pid }]);
   const url = `${target.baseUrl}/api/webhooks/content`;
-  const steps: CapacityStep[] = [];
-  const step = async (rate: number) => {
-    await env.reset();
-    await sleep(plan.settleMs);
-    const stream = createEventStream(env.keys, env.tag('cap'), 'creates');
-    const meter = await env.cpuMeter([{ name: label, pid: target.proc.pid }]);
-    const load = await runFixedRate(url, stream, rate, plan.stepSeconds, plan.connections);
-    const cpu = await meter.stop();
-    env.processes.assertNoCrash();
-    const failure = failureOf(load);
-    steps.push({ rate, failure, load, cpu });
-    const verdict = failure === undefined ? 'pass' : `FAIL ${failure}`;
-    env.log(`  ${label.padEnd(7)} ${describeLoad(load)}  ${verdict}\n      ${describeCpu(cpu)}`);
-    return failure === undefined;
-  };
+  const load = await runFixedRate(url, stream, rate, plan.stepSeconds, plan.connections);
+  const cpu = await meter.stop();
+  env.processes.assertNoCrash();
+  const failure = failureOf(load);
+  const verdict = failure === undefined ? 'pass' : `FAIL ${failure}`;
+  env.log(`  ${label.padEnd(7)} ${describeLoad(load)}  ${verdict}\n      ${describeCpu(cpu)}`);
+  return { rate, failure, load, cpu };
+}
 
-  // A warm-up at the start rate, not judged: JIT, and connection pools opened as far as
-  // that rate needs, so that the first step does not pay for them.
+/**
+ * A warm-up at the start rate, not judged: JIT, and connection pools opened as far as
+ * that rate needs, so that the first step does not pay for them.
+ */
+export async function warmUp(side: CapacityTarget, rate: number): Promise<void> {
+  const { env, target } = side;
   const warm = createEventStream(env.keys, env.tag('warm'), 'creates');
-  await runFixedRate(url, warm, startRate, plan.warmupSeconds, plan.connections);
+  const url = `${target.baseUrl}/api/webhooks/content`;
+  await runFixedRate(url, warm, rate, env.options.plan.warmupSeconds, env.options.plan.connections);
+}
 
+/**
+ * The search's rates, one at a time: it yields the next rate to step at, is told whether
+ * the step passed, and returns the highest passing rate (0 when even MIN_RATE failed).
+ * A generator, so that one search can be run alone or in turns with another.
+ */
+export function* capacityRates(
+  plan: Pick<BenchEnvironment['options']['plan'], 'searchGrowth' | 'bisections' | 'stepTries'>,
+  startRate: number,
+): Generator<number, number, boolean> {
+  /** Whether `rate` passes within `tries` steps. */
+  function* passes(rate: number, tries = plan.stepTries): Generator<number, boolean, boolean> {
+    for (let i = 0; i < tries; i += 1) if (yield rate) return true;
+    return false;
+  }
   let passed: number | undefined;
   let failed: number | undefined;
-  // On a shared machine one bad second can fail a step; the first one is tried twice so
-  // that a blip does not send the whole search below the start rate.
-  if ((await step(startRate)) || (await step(startRate))) passed = startRate;
+  // On a shared machine one bad second can fail a step; the first one is tried at least
+  // twice so that a blip does not send the whole search below the start rate.
+  if (yield* passes(startRate, Math.max(2, plan.stepTries))) passed = startRate;
   else failed = startRate;
   // Rise while steps pass.
   let rate = startRate;
   while (failed === undefined && rate * plan.searchGrowth <= MAX_RATE) {
     rate = Math.round(rate * plan.searchGrowth);
-    if (await step(rate)) passed = rate;
+    if (yield* passes(rate)) passed = rate;
     else failed = rate;
   }
   // Even the start rate failed: halve until a step passes.
   for (rate = Math.round(startRate / 2); passed === undefined && rate >= MIN_RATE;) {
-    if (await step(rate)) passed = rate;
+    if (yield* passes(rate)) passed = rate;
     else failed = rate;
     rate = Math.round(rate / 2);
   }
   for (let i = 0; i < plan.bisections && passed !== undefined && failed !== undefined; i += 1) {
     const middle = Math.round(Math.sqrt(passed * failed));
     if (middle <= passed * 1.02 || middle >= failed * 0.98) break;
-    if (await step(middle)) passed = middle;
+    if (yield* passes(middle)) passed = middle;
     else failed = middle;
   }
-  await env.reset();
-  return { rate: passed ?? 0, steps };
+  return passed ?? 0;
+}
+
+/** A search on its own: steps from `startRate` until the bisections are done. */
+export async function searchCapacity(
+  env: BenchEnvironment,
+  label: string,
+  target: RunningHttp,
+  startRate: number,
+): Promise<CapacityResult> {
+  const [result] = await searchCapacityInTurns([{ env, label, target, startRate }]);
+  return result!;
+}
+
+/**
+ * Searches of several targets at once, their steps taken in turns (one step of each, then
+ * the next of each): a slow spell of the shared machine's disk or cores then falls on the
+ * steps of every search alike, where searches one after the other would each meet a
+ * different spell. Each target's own search is the same as on its own. `around` wraps each
+ * step, to observe it (the history mode samples the database's waits).
+ */
+export async function searchCapacityInTurns(
+  sides: Array<CapacityTarget & { startRate: number }>,
+  around: (side: CapacityTarget, step: () => Promise<CapacityStep>) => Promise<CapacityStep> = (
+    _side,
+    step,
+  ) => step(),
+): Promise<CapacityResult[]> {
+  for (const side of sides) await warmUp(side, side.startRate);
+  const searches = sides.map((side) => {
+    const rates = capacityRates(side.env.options.plan, side.startRate);
+    return { side, rates, next: rates.next(), steps: [] as CapacityStep[] };
+  });
+  for (let turn = 0; searches.some((search) => !search.next.done); turn += 1) {
+    // Every other turn in the opposite order: no search always steps right after another's.
+    for (const search of turn % 2 === 0 ? searches : [...searches].reverse()) {
+      if (search.next.done) continue;
+      const rate = search.next.value;
+      const step = await around(search.side, () => capacityStep(search.side, rate));
+      search.steps.push(step);
+      search.next = search.rates.next(step.failure === undefined);
+    }
+  }
+  for (const { side } of searches) await side.env.reset();
+  return searches.map(({ next, steps }) => ({ rate: next.done ? next.value : 0, steps }));
 }
 
 export async function measureCapacity(env: BenchEnvironment) {

@@ -3,11 +3,16 @@
 // each as a ratio to the empty log's in the same run; then a retention run drops the
 // oldest ten days while publishers publish. See bench/README.md, "History".
 import { fetchClient, logIn, newAccountFields, registerAccount } from '@ingest/test-harness';
-import { Queue } from 'bullmq';
 import type { BenchEnvironment } from '../bench-environment.js';
+import { BENCH_DATABASE_URL } from '../support/bench-database.js';
 import { describeCpu } from '../support/cpu-meter.js';
 import { createEventStream } from '../support/event-mix.js';
-import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
+import {
+  mergeLoads,
+  runFixedRate,
+  type Answer,
+  type LoadResult,
+} from '../support/fixed-rate-load.js';
 import { describeLoad, ms } from '../support/format.js';
 import {
   fillHistory,
@@ -19,11 +24,16 @@ import {
   type HistoryOwners,
 } from '../support/history-fill.js';
 import {
+  contentQueue,
+  EMPTY_LOG_DATABASE_URL,
+  liveReset,
+  startEmptyLog,
+} from '../support/history-empty-log.js';
+import {
   analyzeLive,
   DAY_MS,
   dropLegacyPartitions,
   premakeLive,
-  resetLive,
   startOfDay,
 } from '../support/history-partitions.js';
 import {
@@ -34,8 +44,13 @@ import {
   type SearchFilter,
 } from '../support/history-reads.js';
 import { runRetentionUnderLoad, type RetentionResult } from '../support/history-retention.js';
-import { SERVICE_REDIS_PREFIX } from '../support/launchers.js';
-import { searchCapacity, type CapacityResult } from './capacity.js';
+import {
+  describeWaits,
+  mergeWaits,
+  startWaitSampler,
+  type WaitReport,
+} from '../support/wait-sampler.js';
+import { searchCapacityInTurns, type CapacityResult } from './capacity.js';
 
 /** Recent events made before each round of reads, the same in both rounds. */
 export const SEED_EVENTS = 2_000;
@@ -49,6 +64,8 @@ const SEED_WINDOW_MS = 3_600_000;
  * so one search per side made the ratio a coin toss around 0.9.
  */
 const CAPACITY_SEARCHES = 2;
+/** The latency run's parts a side, plan.latencySeconds in all, taken in turns. */
+const LATENCY_PARTS = 2;
 
 export interface LogFigures {
   /** The best of CAPACITY_SEARCHES searches. */
@@ -56,6 +73,8 @@ export interface LogFigures {
   /** Each search's figure, in order. */
   capacitySearches: number[];
   latency: LoadResult;
+  /** What the database waited on during the capacity searches and the latency run. */
+  waits: { capacity: WaitReport; latency: WaitReport };
   receipts: { recent: ReadTiming; old?: ReadTiming };
   searches: Array<{
     filter: string;
@@ -81,11 +100,6 @@ export interface HistoryResult {
 }
 
 interface Context {
-  env: BenchEnvironment;
-  /** The environment with a reset that keeps the history: what capacity steps call. */
-  live: BenchEnvironment;
-  owners: HistoryOwners;
-  operator: { email: string; password: string };
   events: number;
   liveFromMs: number;
 }
@@ -128,35 +142,51 @@ function searchFilters(
   ];
 }
 
-async function measureLog(ctx: Context, label: string, latencyRate?: number): Promise<LogFigures> {
-  const { env, live, liveFromMs } = ctx;
-  await live.reset();
+/** One of the two logs: its environment (live reset), whose events it holds, its operator. */
+interface Side {
+  label: 'empty' | 'history';
+  env: BenchEnvironment;
+  owners: HistoryOwners;
+  operator: { email: string; password: string };
+  databaseUrl: string;
+}
+
+type Reads = Pick<LogFigures, 'receipts' | 'searches'>;
+type Accept = Omit<LogFigures, 'receipts' | 'searches'>;
+
+const describeRead = (t: ReadTiming) =>
+  `p50 ${ms(t.p50Ms)} p99 ${ms(t.p99Ms)} max ${ms(t.maxMs)} ms (${t.samples}` +
+  `${t.failures > 0 ? `, ${t.failures} FAILED` : ''}${t.items === undefined ? '' : `, ${t.items} rows`})`;
+
+/** Receipts and every search filter on one log, after seeding its recent events. */
+async function measureReads(side: Side, ctx: Context): Promise<Reads> {
+  const { env, label } = side;
+  const { liveFromMs, events } = ctx;
+  await env.reset();
   const now = Date.now();
   const seedFrom = Math.max(liveFromMs, now - SEED_WINDOW_MS);
   await seedRecent(
     env.db,
     { fromMs: seedFrom, toMs: now, count: SEED_EVENTS, firstOrdinal: SEED_ORDINAL },
-    ctx.owners,
+    side.owners,
   );
   await analyzeLive(env.db, liveFromMs);
 
   const base = env.api.baseUrl;
   const recent = await timeReceipts(base, await eventsAround(env.db, seedFrom, now + 1), env.keys);
-  const withHistory = latencyRate !== undefined;
+  const withHistory = label === 'history';
   const oldEvents = withHistory
     ? await eventsAround(env.db, liveFromMs - HISTORY_DAYS * DAY_MS, liveFromMs)
     : [];
   const old = withHistory ? await timeReceipts(base, oldEvents, env.keys) : undefined;
-  const describe = (t: ReadTiming) =>
-    `p50 ${ms(t.p50Ms)} p99 ${ms(t.p99Ms)} max ${ms(t.maxMs)} ms (${t.samples}` +
-    `${t.failures > 0 ? `, ${t.failures} FAILED` : ''}${t.items === undefined ? '' : `, ${t.items} rows`})`;
-  env.log(`  ${label}: receipts, recent events: ${describe(recent)}`);
-  if (old)
-    env.log(`  ${label}: receipts, events of the last ${HISTORY_DAYS} days: ${describe(old)}`);
+  env.log(`  ${label}: receipts, recent events: ${describeRead(recent)}`);
+  if (old) {
+    env.log(`  ${label}: receipts, events of the last ${HISTORY_DAYS} days: ${describeRead(old)}`);
+  }
 
-  const token = await logIn(fetchClient(base), ctx.operator);
+  const token = await logIn(fetchClient(base), side.operator);
   const searches: LogFigures['searches'] = [];
-  for (const filter of searchFilters(ctx.owners, ctx.events, liveFromMs, Date.now())) {
+  for (const filter of searchFilters(side.owners, events, liveFromMs, Date.now())) {
     // The history's days exist only with the history: see SearchFilter.reference.
     if (!withHistory && filter.reference !== undefined) continue;
     const timing = await timeSearch(base, token, filter);
@@ -166,38 +196,94 @@ async function measureLog(ctx: Context, label: string, latencyRate?: number): Pr
       timing,
       ...(filter.reference === undefined ? {} : { reference: filter.reference }),
     });
-    env.log(`  ${label}: search ${filter.name}: ${describe(timing)}`);
+    env.log(`  ${label}: search ${filter.name}: ${describeRead(timing)}`);
   }
+  return { receipts: { recent, ...(old ? { old } : {}) }, searches };
+}
 
-  env.log(`  ${label}: capacity, best of ${CAPACITY_SEARCHES} searches`);
-  const searched: CapacityResult[] = [];
-  for (let i = 0; i < CAPACITY_SEARCHES; i += 1) {
-    // The later searches start below the first's figure rather than climb from the bottom.
-    const first = searched[0]?.rate;
-    const start = first ? Math.round(first * 0.6) : env.options.plan.searchStartRate;
-    searched.push(await searchCapacity(live, 'service', env.api, start));
+/** Runs `work` while sampling what the side's database waits on. */
+async function sampled<T>(side: Side, work: () => Promise<T>): Promise<[T, WaitReport]> {
+  const sampler = await startWaitSampler(side.databaseUrl);
+  try {
+    return [await work(), await sampler.stop()];
+  } catch (error) {
+    await sampler.stop().catch(() => undefined);
+    throw error;
   }
-  const capacity = searched.reduce((best, next) => (next.rate > best.rate ? next : best));
-  const rate = latencyRate ?? Math.max(50, Math.round(capacity.rate / 2));
-  await live.reset();
-  const meter = await env.cpuMeter([{ name: 'service', pid: env.api.proc.pid }]);
-  const { plan } = env.options;
-  const stream = createEventStream(env.keys, env.tag('lat'), 'creates');
-  const latency = await runFixedRate(
-    `${base}/api/webhooks/content`,
-    stream,
-    rate,
-    plan.latencySeconds,
-    plan.connections,
+}
+
+/**
+ * Accept capacity and latency of both logs, their steps in turns (searchCapacityInTurns):
+ * CAPACITY_SEARCHES searches each, the later ones starting below the first's figure, then
+ * the latency at half the empty log's capacity, in LATENCY_PARTS runs a side, also in
+ * turns (empty, history, history, empty, ...: neither always goes first).
+ */
+async function measureAccept(sides: [Side, Side]): Promise<[Accept, Accept]> {
+  const [first] = sides;
+  const { plan } = first.env.options;
+  const waits = new Map<Side, { capacity: WaitReport[]; latency: WaitReport[] }>(
+    sides.map((side) => [side, { capacity: [], latency: [] }]),
   );
-  env.log(`  ${label}: latency ${describeLoad(latency)}\n      ${describeCpu(await meter.stop())}`);
-  return {
-    capacity,
-    capacitySearches: searched.map((search) => search.rate),
-    latency,
-    receipts: { recent, ...(old ? { old } : {}) },
-    searches,
-  };
+  const searched = new Map<Side, CapacityResult[]>(sides.map((side) => [side, []]));
+  for (let i = 0; i < CAPACITY_SEARCHES; i += 1) {
+    first.env.log(
+      `  capacity, search ${i + 1} of ${CAPACITY_SEARCHES}, empty and history in turns`,
+    );
+    const targets = sides.map((side) => {
+      const previous = searched.get(side)?.[0]?.rate;
+      const startRate = previous ? Math.round(previous * 0.6) : plan.searchStartRate;
+      return { env: side.env, label: side.label, target: side.env.api, startRate };
+    });
+    const results = await searchCapacityInTurns(targets, async (target, step) => {
+      const side = sides.find((s) => s.env === target.env)!;
+      const [result, report] = await sampled(side, step);
+      waits.get(side)!.capacity.push(report);
+      return result;
+    });
+    for (const [j, side] of sides.entries()) searched.get(side)!.push(results[j]!);
+  }
+  const best = (side: Side) => searched.get(side)!.reduce((a, b) => (b.rate > a.rate ? b : a));
+  const rate = Math.max(50, Math.round(best(first).rate / 2));
+
+  const latency = new Map<Side, { runs: LoadResult[]; answers: Answer[] }>(
+    sides.map((side) => [side, { runs: [], answers: [] }]),
+  );
+  for (let part = 0; part < LATENCY_PARTS; part += 1) {
+    for (const side of part % 2 === 0 ? sides : [...sides].reverse()) {
+      const { env, label } = side;
+      await env.reset();
+      const meter = await env.cpuMeter([{ name: 'service', pid: env.api.proc.pid }]);
+      const stream = createEventStream(env.keys, env.tag('lat'), 'creates');
+      const into = latency.get(side)!;
+      const [run, report] = await sampled(side, () =>
+        runFixedRate(
+          `${env.api.baseUrl}/api/webhooks/content`,
+          stream,
+          rate,
+          plan.latencySeconds / LATENCY_PARTS,
+          plan.connections,
+          into.answers,
+        ),
+      );
+      into.runs.push(run);
+      waits.get(side)!.latency.push(report);
+      env.log(`  ${label}: latency ${describeLoad(run)}\n      ${describeCpu(await meter.stop())}`);
+    }
+  }
+  const figures = sides.map((side): Accept => {
+    const { runs, answers } = latency.get(side)!;
+    const observed = waits.get(side)!;
+    const accept: Accept = {
+      capacity: best(side),
+      capacitySearches: searched.get(side)!.map((search) => search.rate),
+      latency: mergeLoads(runs, answers),
+      waits: { capacity: mergeWaits(observed.capacity), latency: mergeWaits(observed.latency) },
+    };
+    side.env.log(`  ${side.label}: capacity ${describeWaits(accept.waits.capacity)}`);
+    side.env.log(`  ${side.label}: latency ${describeWaits(accept.waits.latency)}`);
+    return accept;
+  });
+  return [figures[0]!, figures[1]!];
 }
 
 /** The publishers' API keys (ids), with their accounts: whose the history's events are. */
@@ -231,36 +317,31 @@ export async function measureHistory(env: BenchEnvironment, result: HistoryResul
     `history: legacy partitions dropped (${result.legacyDropped.join(', ') || 'none'}); ` +
       `${premade.length} live partitions made`,
   );
-  // The service's queue (packages/queue), as bench-environment.ts names it.
-  const queue = new Queue('content-events', {
-    connection: { host: '127.0.0.1', port: env.redis.port },
-    prefix: `${SERVICE_REDIS_PREFIX}:bull`,
-  });
+  const queue = contentQueue(env);
+  const emptyLog = await startEmptyLog(env, liveFromMs);
+  env.log(`history: the empty log's database, API and ${emptyLog.env.keys.length} keys ready`);
   try {
-    const owners = await ownersOf(env);
-    const live: BenchEnvironment = {
-      ...env,
-      async reset() {
-        await queue.obliterate({ force: true });
-        await resetLive(env.db, liveFromMs);
-      },
-    };
-    const ctx: Context = {
-      env,
-      live,
-      owners,
-      operator: await makeOperator(env),
-      events,
-      liveFromMs,
-    };
-    env.log('history: the empty log');
-    result.empty = await measureLog(ctx, 'empty');
-    const latencyRate = result.empty.latency.targetRate;
-    result.latencyRate = latencyRate;
+    const live: BenchEnvironment = { ...env, reset: liveReset(queue, env.db, liveFromMs) };
+    const sideOf = async (
+      label: Side['label'],
+      on: BenchEnvironment,
+      databaseUrl: string,
+    ): Promise<Side> => ({
+      label,
+      env: on,
+      owners: await ownersOf(on),
+      operator: await makeOperator(on),
+      databaseUrl,
+    });
+    const empty = await sideOf('empty', emptyLog.env, EMPTY_LOG_DATABASE_URL);
+    const history = await sideOf('history', live, BENCH_DATABASE_URL);
+    const ctx: Context = { events, liveFromMs };
 
     await live.reset();
     env.log(`history: ${events.toLocaleString('en-US')} events over ${HISTORY_DAYS} days`);
-    result.fill = await fillHistory(env.db, events, liveFromMs, owners, (line) => env.log(line));
+    result.fill = await fillHistory(env.db, events, liveFromMs, history.owners, (line) =>
+      env.log(line),
+    );
     env.log(`history: filled in ${result.fill.seconds.toFixed(0)} s`);
     const lists = await listHistorySlugs(env.db);
     result.fill.slugLists = lists;
@@ -272,11 +353,18 @@ export async function measureHistory(env: BenchEnvironment, result: HistoryResul
       `history: settled (checkpoint, autovacuum) in ${result.fill.settleSeconds.toFixed(0)} s`,
     );
 
-    env.log(`history: the log with ${events.toLocaleString('en-US')} events`);
-    result.history = await measureLog(ctx, 'history', latencyRate);
+    env.log('history: reads of the empty log, then of the log with the history');
+    const reads = [await measureReads(empty, ctx), await measureReads(history, ctx)];
+    env.log('history: accept capacity and latency of both logs, in turns');
+    const accept = await measureAccept([empty, history]);
+    result.empty = { ...reads[0]!, ...accept[0] };
+    result.history = { ...reads[1]!, ...accept[1] };
+    const latencyRate = result.empty.latency.targetRate;
+    result.latencyRate = latencyRate;
     await live.reset();
     result.retention = await runRetentionUnderLoad(env, latencyRate, liveFromMs);
   } finally {
+    await emptyLog.stop();
     await queue.close();
   }
 }

@@ -12,15 +12,15 @@ const run = promisify(execFile);
 export const BENCH_DATABASE_URL =
   process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres:postgres@127.0.0.1:5432/ingest_bench';
 
-function maintenanceUrl(): { url: string; name: string } {
-  const url = new URL(BENCH_DATABASE_URL);
+function maintenanceUrl(database = BENCH_DATABASE_URL): { url: string; name: string } {
+  const url = new URL(database);
   const name = decodeURIComponent(url.pathname.slice(1));
   url.pathname = '/postgres';
   return { url: url.toString(), name };
 }
 
-async function withMaintenance(sql: (name: string) => string): Promise<void> {
-  const { url, name } = maintenanceUrl();
+async function withMaintenance(database: string, sql: (name: string) => string): Promise<void> {
+  const { url, name } = maintenanceUrl(database);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -54,18 +54,25 @@ export async function holdBenchLock(): Promise<() => Promise<void>> {
   return () => client.end();
 }
 
-export const dropBenchDatabase = () =>
-  withMaintenance((name) => `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+/** The bench database's URL with `_<suffix>` after its name: a second database beside it. */
+export function siblingDatabaseUrl(suffix: string): string {
+  const url = new URL(BENCH_DATABASE_URL);
+  url.pathname = `${url.pathname}_${suffix}`;
+  return url.toString();
+}
+
+export const dropBenchDatabase = (database = BENCH_DATABASE_URL) =>
+  withMaintenance(database, (name) => `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 
 /** A fresh, migrated bench database with the floor's tables, and a pool on it. */
-export async function createBenchDatabase(): Promise<pg.Pool> {
-  await dropBenchDatabase();
+export async function createBenchDatabase(database = BENCH_DATABASE_URL): Promise<pg.Pool> {
+  await dropBenchDatabase(database);
   await run('pnpm', ['--silent', 'db:migrate'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: BENCH_DATABASE_URL },
+    env: { ...process.env, DATABASE_URL: database },
     timeout: 120_000,
   });
-  const pool = new pg.Pool({ connectionString: BENCH_DATABASE_URL, max: 3 });
+  const pool = new pg.Pool({ connectionString: database, max: 3 });
   pool.on('error', () => {});
   await pool.query(FLOOR_TABLES_SQL);
   return pool;

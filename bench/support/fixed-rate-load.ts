@@ -116,6 +116,13 @@ function windowRecorder(from: number, to: number, answers?: Answer[]) {
   return { record, statuses, latencies, acceptedTotal: () => acceptedTotal };
 }
 
+const latencyOf = (sorted: Float64Array): LoadResult['latencyMs'] => ({
+  p50: percentile(sorted, 0.5),
+  p99: percentile(sorted, 0.99),
+  p999: percentile(sorted, 0.999),
+  max: sorted[sorted.length - 1] ?? Number.NaN,
+});
+
 function summarise(
   targetRate: number,
   durationSeconds: number,
@@ -125,7 +132,6 @@ function summarise(
   const { statuses } = recorder;
   const answered = [...statuses.values()].reduce((sum, n) => sum + n, 0);
   const errors = results.reduce((sum, r) => sum + r.errors, 0);
-  const sorted = sortedSamples(recorder.latencies);
   return {
     targetRate,
     durationSeconds,
@@ -136,12 +142,7 @@ function summarise(
     failures: answered - (statuses.get(202) ?? 0) + errors,
     errors,
     timeouts: results.reduce((sum, r) => sum + r.timeouts, 0),
-    latencyMs: {
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99),
-      p999: percentile(sorted, 0.999),
-      max: sorted[sorted.length - 1] ?? Number.NaN,
-    },
+    latencyMs: latencyOf(sortedSamples(recorder.latencies)),
   };
 }
 
@@ -186,4 +187,30 @@ export async function runAmount(
   const result = await runOne({ url, stream, rate: 0, connections, amount }, recorder.record);
   const elapsedSeconds = (performance.now() - started) / 1000;
   return { ...summarise(0, elapsedSeconds, [result], recorder), elapsedSeconds };
+}
+
+/**
+ * Runs of the same rate as one: counts summed, percentiles over every answer (`answers`,
+ * the runs' answers arrays together).
+ */
+export function mergeLoads(runs: LoadResult[], answers: Answer[]): LoadResult {
+  const sum = (pick: (run: LoadResult) => number) => runs.reduce((n, run) => n + pick(run), 0);
+  const byStatus: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [code, n] of Object.entries(run.byStatus))
+      byStatus[code] = (byStatus[code] ?? 0) + n;
+  }
+  const durationSeconds = sum((run) => run.durationSeconds);
+  return {
+    targetRate: runs[0]?.targetRate ?? 0,
+    durationSeconds,
+    answered: sum((run) => run.answered),
+    achievedRate: sum((run) => run.answered) / durationSeconds,
+    byStatus,
+    acceptedTotal: sum((run) => run.acceptedTotal),
+    failures: sum((run) => run.failures),
+    errors: sum((run) => run.errors),
+    timeouts: sum((run) => run.timeouts),
+    latencyMs: latencyOf(sortedSamples(answers.map((answer) => answer.ms))),
+  };
 }

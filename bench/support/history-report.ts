@@ -10,6 +10,7 @@ import type { RetentionResult, RoundFigures } from './history-retention.js';
 import type { FillReport } from './history-fill.js';
 import { HISTORY_DAYS } from './history-fill.js';
 import { BENCH_DIR } from './paths.js';
+import { describeWaits } from './wait-sampler.js';
 import { percentile } from './percentiles.js';
 
 /** Targets of the mode: with the history, against the empty log in the same run. */
@@ -185,11 +186,16 @@ function fillNotes(result: HistoryResult, fill: FillReport): string[] {
     (a, b) => b.loadSeconds + b.attachSeconds - (a.loadSeconds + a.attachSeconds),
   )[0];
   return [
-    `"Empty" is the log with only ${thousands(SEED_EVENTS)} recent events (made as the ` +
-      `history's are) in the live day's partition; "with history" adds ` +
+    `"Empty" is a second database on the same PostgreSQL, made as the first (migrated, ` +
+      `the same partitions) with an API of its own, holding only ${thousands(SEED_EVENTS)} ` +
+      `recent events (made as the history's are) in the live day's partition; "with ` +
+      `history" is the first, which has the same recent events and ` +
       `${thousands(result.events)} events in ${fill.days} daily partitions before ` +
-      `${result.liveFrom ?? '?'}. Each capacity step and the latency run start with the live ` +
-      'partitions emptied; the history stays.',
+      `${result.liveFrom ?? '?'}. Both are measured after the fill, in the same minutes: ` +
+      'the reads of one then of the other, and the capacity steps and latency parts in ' +
+      'turns, alternating which goes first, so that a slow spell of the shared disk falls ' +
+      'on both. Each capacity step and latency part starts with the live partitions ' +
+      'emptied; the history stays.',
     `Fill: ${fill.seconds.toFixed(0)} s in all; each day loaded into a table of its own ` +
       `(rows, one attempt per event that was queued, VACUUM ANALYZE), then attached. Slowest ` +
       `day: ${slowest?.day ?? 'n/a'}, load ${slowest?.loadSeconds.toFixed(1) ?? '?'} s + ` +
@@ -244,10 +250,36 @@ function retentionNotes(run: RetentionResult): string[] {
   ];
 }
 
+/** What each log's database waited on while accepting: why its figures are what they are. */
+function waitNotes(result: HistoryResult): string[] {
+  const { empty, history } = result;
+  if (!empty?.waits || !history?.waits) return [];
+  return [
+    'What the backends waited on while accepting (pg_stat_activity every 5 ms, on the ' +
+      "database of the log being measured; WAL, reads and the disk's service times from " +
+      "the server's and the kernel's counters over the same steps): " +
+      (['capacity', 'latency'] as const)
+        .flatMap((part) =>
+          (
+            [
+              ['empty', empty],
+              ['history', history],
+            ] as const
+          ).map(
+            ([label, figures]) =>
+              `${label}, ${part === 'capacity' ? 'capacity steps' : 'latency parts'}: ${describeWaits(figures.waits[part])}`,
+          ),
+        )
+        .join('; ') +
+      '.',
+  ];
+}
+
 /** Notes that explain how the figures were taken, from the result itself. */
 export function historyNotes(result: HistoryResult): string[] {
   return [
     ...(result.fill ? fillNotes(result, result.fill) : []),
+    ...waitNotes(result),
     ...(result.retention ? retentionNotes(result.retention) : []),
   ];
 }

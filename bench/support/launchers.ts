@@ -24,12 +24,12 @@ export interface Stores {
   redisUrl: string;
 }
 
-const sharedEnv = (stores: Stores) => ({
+const sharedEnv = (stores: Stores, redisPrefix = SERVICE_REDIS_PREFIX) => ({
   NODE_ENV: 'production',
   DATABASE_URL: stores.databaseUrl,
   DATABASE_POOL_SIZE: String(POOL_SIZE),
   REDIS_URL: stores.redisUrl,
-  REDIS_KEY_PREFIX: SERVICE_REDIS_PREFIX,
+  REDIS_KEY_PREFIX: redisPrefix,
   LOG_LEVEL: 'info',
   // Outgoing webhooks go to the bench's own receiver, on plain http at 127.0.0.1, which
   // the target policy refuses by default (the API checks endpoint URLs, workers every
@@ -67,14 +67,20 @@ async function startHttp(
 const profileFlags = (cpuProfile: boolean) =>
   cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
 
-export async function startApi(group: ProcessGroup, stores: Stores, cpuProfile: boolean) {
+/** The service's API; `redisPrefix` keeps a second one's queue apart from the first's. */
+export async function startApi(
+  group: ProcessGroup,
+  stores: Stores,
+  cpuProfile: boolean,
+  redisPrefix = SERVICE_REDIS_PREFIX,
+) {
   const port = await freePort();
   return startHttp(
     group,
     'api',
     ['--enable-source-maps', ...profileFlags(cpuProfile), 'apps/api/dist/server.js'],
     {
-      ...sharedEnv(stores),
+      ...sharedEnv(stores, redisPrefix),
       HOST: '127.0.0.1',
       PORT: String(port),
       JWT_SECRET: randomBytes(48).toString('base64'),
