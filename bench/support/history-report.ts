@@ -209,7 +209,7 @@ function fillNotes(result: HistoryResult, fill: FillReport): string[] {
       (fill.settleSeconds === undefined
         ? ''
         : ` Then a CHECKPOINT and the autovacuum workers were waited for ` +
-          `(${fill.settleSeconds.toFixed(0)} s) before the history's figures were taken.`),
+          `(${fill.settleSeconds.toFixed(0)} s) before either log's figures were taken.`),
   ];
 }
 
