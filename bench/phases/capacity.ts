@@ -134,20 +134,19 @@ export async function searchCapacity(
   return result!;
 }
 
+/** A search's target and start, and optionally a wrapper of each of its steps (to observe them). */
+export interface CapacitySearch extends CapacityTarget {
+  startRate: number;
+  observe?: (step: () => Promise<CapacityStep>) => Promise<CapacityStep>;
+}
+
 /**
  * Searches of several targets at once, their steps taken in turns (one step of each, then
  * the next of each): a slow spell of the shared machine's disk or cores then falls on the
  * steps of every search alike, where searches one after the other would each meet a
- * different spell. Each target's own search is the same as on its own. `around` wraps each
- * step, to observe it (the history mode samples the database's waits).
+ * different spell. Each target's own search is the same as on its own.
  */
-export async function searchCapacityInTurns(
-  sides: Array<CapacityTarget & { startRate: number }>,
-  around: (side: CapacityTarget, step: () => Promise<CapacityStep>) => Promise<CapacityStep> = (
-    _side,
-    step,
-  ) => step(),
-): Promise<CapacityResult[]> {
+export async function searchCapacityInTurns(sides: CapacitySearch[]): Promise<CapacityResult[]> {
   for (const side of sides) await warmUp(side, side.startRate);
   const searches = sides.map((side) => {
     const rates = capacityRates(side.env.options.plan, side.startRate);
@@ -157,8 +156,10 @@ export async function searchCapacityInTurns(
     // Every other turn in the opposite order: no search always steps right after another's.
     for (const search of turn % 2 === 0 ? searches : [...searches].reverse()) {
       if (search.next.done) continue;
+      const { side } = search;
       const rate = search.next.value;
-      const step = await around(search.side, () => capacityStep(search.side, rate));
+      const take = () => capacityStep(side, rate);
+      const step = await (side.observe ? side.observe(take) : take());
       search.steps.push(step);
       search.next = search.rates.next(step.failure === undefined);
     }

@@ -50,7 +50,7 @@ import {
   startWaitSampler,
   type WaitReport,
 } from '../support/wait-sampler.js';
-import { searchCapacityInTurns, type CapacityResult } from './capacity.js';
+import { searchCapacityInTurns, type CapacityResult, type CapacitySearch } from './capacity.js';
 
 /** Recent events made before each round of reads, the same in both rounds. */
 export const SEED_EVENTS = 2_000;
@@ -219,71 +219,77 @@ async function sampled<T>(side: Side, work: () => Promise<T>): Promise<[T, WaitR
  * turns (empty, history, history, empty, ...: neither always goes first).
  */
 async function measureAccept(sides: [Side, Side]): Promise<[Accept, Accept]> {
-  const [first] = sides;
-  const { plan } = first.env.options;
-  const waits = new Map<Side, { capacity: WaitReport[]; latency: WaitReport[] }>(
-    sides.map((side) => [side, { capacity: [], latency: [] }]),
-  );
-  const searched = new Map<Side, CapacityResult[]>(sides.map((side) => [side, []]));
-  for (let i = 0; i < CAPACITY_SEARCHES; i += 1) {
-    first.env.log(
-      `  capacity, search ${i + 1} of ${CAPACITY_SEARCHES}, empty and history in turns`,
-    );
-    const targets = sides.map((side) => {
-      const previous = searched.get(side)?.[0]?.rate;
-      const startRate = previous ? Math.round(previous * 0.6) : plan.searchStartRate;
-      return { env: side.env, label: side.label, target: side.env.api, startRate };
-    });
-    const results = await searchCapacityInTurns(targets, async (target, step) => {
-      const side = sides.find((s) => s.env === target.env)!;
-      const [result, report] = await sampled(side, step);
-      waits.get(side)!.capacity.push(report);
-      return result;
-    });
-    for (const [j, side] of sides.entries()) searched.get(side)!.push(results[j]!);
-  }
-  const best = (side: Side) => searched.get(side)!.reduce((a, b) => (b.rate > a.rate ? b : a));
-  const rate = Math.max(50, Math.round(best(first).rate / 2));
+  const [empty] = sides;
+  const { plan } = empty.env.options;
+  // What each side gathers as the turns go.
+  const gathered = sides.map((side) => ({
+    side,
+    searches: [] as CapacityResult[],
+    capacityWaits: [] as WaitReport[],
+    latencyRuns: [] as LoadResult[],
+    latencyAnswers: [] as Answer[],
+    latencyWaits: [] as WaitReport[],
+  }));
+  const best = (searches: CapacityResult[]) => searches.reduce((a, b) => (b.rate > a.rate ? b : a));
 
-  const latency = new Map<Side, { runs: LoadResult[]; answers: Answer[] }>(
-    sides.map((side) => [side, { runs: [], answers: [] }]),
-  );
+  for (let i = 0; i < CAPACITY_SEARCHES; i += 1) {
+    empty.env.log(`  capacity, search ${i + 1} of ${CAPACITY_SEARCHES}, both logs in turns`);
+    const targets = gathered.map(({ side, searches, capacityWaits }): CapacitySearch => {
+      const first = searches[0]?.rate;
+      return {
+        env: side.env,
+        label: side.label,
+        target: side.env.api,
+        startRate: first ? Math.round(first * 0.6) : plan.searchStartRate,
+        // Each step of this side's search, with what its database waited on meanwhile.
+        observe: async (step) => {
+          const [result, report] = await sampled(side, step);
+          capacityWaits.push(report);
+          return result;
+        },
+      };
+    });
+    const results = await searchCapacityInTurns(targets);
+    for (const [j, { searches }] of gathered.entries()) searches.push(results[j]!);
+  }
+  const rate = Math.max(50, Math.round(best(gathered[0]!.searches).rate / 2));
+
   for (let part = 0; part < LATENCY_PARTS; part += 1) {
-    for (const side of part % 2 === 0 ? sides : [...sides].reverse()) {
-      const { env, label } = side;
+    for (const into of part % 2 === 0 ? gathered : [...gathered].reverse()) {
+      const { env, label } = into.side;
       await env.reset();
       const meter = await env.cpuMeter([{ name: 'service', pid: env.api.proc.pid }]);
       const stream = createEventStream(env.keys, env.tag('lat'), 'creates');
-      const into = latency.get(side)!;
-      const [run, report] = await sampled(side, () =>
+      const [run, report] = await sampled(into.side, () =>
         runFixedRate(
           `${env.api.baseUrl}/api/webhooks/content`,
           stream,
           rate,
           plan.latencySeconds / LATENCY_PARTS,
           plan.connections,
-          into.answers,
+          into.latencyAnswers,
         ),
       );
-      into.runs.push(run);
-      waits.get(side)!.latency.push(report);
+      into.latencyRuns.push(run);
+      into.latencyWaits.push(report);
       env.log(`  ${label}: latency ${describeLoad(run)}\n      ${describeCpu(await meter.stop())}`);
     }
   }
-  const figures = sides.map((side): Accept => {
-    const { runs, answers } = latency.get(side)!;
-    const observed = waits.get(side)!;
-    const accept: Accept = {
-      capacity: best(side),
-      capacitySearches: searched.get(side)!.map((search) => search.rate),
-      latency: mergeLoads(runs, answers),
-      waits: { capacity: mergeWaits(observed.capacity), latency: mergeWaits(observed.latency) },
+  const [emptyFigures, historyFigures] = gathered.map((into): Accept => {
+    const waits = {
+      capacity: mergeWaits(into.capacityWaits),
+      latency: mergeWaits(into.latencyWaits),
     };
-    side.env.log(`  ${side.label}: capacity ${describeWaits(accept.waits.capacity)}`);
-    side.env.log(`  ${side.label}: latency ${describeWaits(accept.waits.latency)}`);
-    return accept;
+    into.side.env.log(`  ${into.side.label}: capacity ${describeWaits(waits.capacity)}`);
+    into.side.env.log(`  ${into.side.label}: latency ${describeWaits(waits.latency)}`);
+    return {
+      capacity: best(into.searches),
+      capacitySearches: into.searches.map((search) => search.rate),
+      latency: mergeLoads(into.latencyRuns, into.latencyAnswers),
+      waits,
+    };
   });
-  return [figures[0]!, figures[1]!];
+  return [emptyFigures!, historyFigures!];
 }
 
 /** The publishers' API keys (ids), with their accounts: whose the history's events are. */
