@@ -8,7 +8,7 @@ import { createEventStream } from '../support/event-mix.js';
 import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
 import { describeLoad } from '../support/format.js';
 import { describeCpu, type CpuUse } from '../support/cpu-meter.js';
-import type { RunningHttp } from '../support/launchers.js';
+import { contentUrl, type RunningHttp } from '../support/launchers.js';
 
 export const P99_LIMIT_MS = 100;
 const MAX_RATE = 40_000;
@@ -60,8 +60,13 @@ export async function capacityStep(side: CapacityTarget, rate: number): Promise<
   await sleep(plan.settleMs);
   const stream = createEventStream(env.keys, env.tag('cap'), 'creates');
   const meter = await env.cpuMeter([{ name: label, pid: target.proc.pid }]);
-  const url = `${target.baseUrl}/api/webhooks/content`;
-  const load = await runFixedRate(url, stream, rate, plan.stepSeconds, plan.connections);
+  const load = await runFixedRate(
+    contentUrl(target),
+    stream,
+    rate,
+    plan.stepSeconds,
+    plan.connections,
+  );
   const cpu = await meter.stop();
   env.processes.assertNoCrash();
   const failure = failureOf(load);
@@ -77,8 +82,8 @@ export async function capacityStep(side: CapacityTarget, rate: number): Promise<
 export async function warmUp(side: CapacityTarget, rate: number): Promise<void> {
   const { env, target } = side;
   const warm = createEventStream(env.keys, env.tag('warm'), 'creates');
-  const url = `${target.baseUrl}/api/webhooks/content`;
-  await runFixedRate(url, warm, rate, env.options.plan.warmupSeconds, env.options.plan.connections);
+  const { plan } = env.options;
+  await runFixedRate(contentUrl(target), warm, rate, plan.warmupSeconds, plan.connections);
 }
 
 /**

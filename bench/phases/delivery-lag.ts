@@ -11,7 +11,7 @@ import { deliveryCounts, deliveryLag, type DeliveryLag } from '../support/delive
 import { createEventStream } from '../support/event-mix.js';
 import { runFixedRate } from '../support/fixed-rate-load.js';
 import { describeLoad, ms } from '../support/format.js';
-import { startServiceWorker } from '../support/launchers.js';
+import { contentUrl, startServiceWorker } from '../support/launchers.js';
 import { finishedCount, lagPercentiles, type LagPercentiles } from '../support/progress-queries.js';
 
 /** As the lag phase's: the worker has just started (JIT, pools, first queries). */
@@ -56,7 +56,7 @@ export async function measureDeliveryLag(
       { name: 'worker', pid: worker.proc.pid },
     ]);
     const countFrom = new Date(Date.now() + WARM_UP_MS);
-    const url = `${env.api.baseUrl}/api/webhooks/content`;
+    const url = contentUrl(env.api);
     const load = await runFixedRate(url, stream, rate, seconds, connections);
     const cpu = await meter.stop();
     const accepted = load.acceptedTotal;

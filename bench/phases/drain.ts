@@ -7,7 +7,12 @@ import { runAmount } from '../support/fixed-rate-load.js';
 import { describeCpu, type CpuUse } from '../support/cpu-meter.js';
 import { followDrain } from '../support/drain-progress.js';
 import { statusSummary } from '../support/format.js';
-import { startFloorWorker, startServiceWorker, type RunningHttp } from '../support/launchers.js';
+import {
+  contentUrl,
+  startFloorWorker,
+  startServiceWorker,
+  type RunningHttp,
+} from '../support/launchers.js';
 import { failedCount, finishedCount, type Side } from '../support/progress-queries.js';
 
 const FILL_CONNECTIONS = 64;
@@ -46,12 +51,7 @@ async function fillQueue(env: BenchEnvironment, side: Side, target: RunningHttp,
   let failures = 0;
   let elapsedSeconds = 0;
   for (let round = 0; round < FILL_ROUNDS && accepted < events; round += 1) {
-    const fill = await runAmount(
-      `${target.baseUrl}/api/webhooks/content`,
-      stream,
-      events - accepted,
-      FILL_CONNECTIONS,
-    );
+    const fill = await runAmount(contentUrl(target), stream, events - accepted, FILL_CONNECTIONS);
     for (const [status, n] of Object.entries(fill.byStatus)) {
       byStatus[status] = (byStatus[status] ?? 0) + n;
     }

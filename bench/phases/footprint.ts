@@ -6,7 +6,7 @@ import { createEventStream } from '../support/event-mix.js';
 import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
 import { describeCpu } from '../support/cpu-meter.js';
 import { describeLoad } from '../support/format.js';
-import { startServiceWorker } from '../support/launchers.js';
+import { contentUrl, startServiceWorker } from '../support/launchers.js';
 
 export interface MemorySample {
   apiRssBytes: number;
@@ -39,7 +39,7 @@ export async function measureFootprint(
   await env.reset();
   const worker = await startServiceWorker(env.processes, env.stores, env.options.cpuProfile);
   try {
-    const url = `${env.api.baseUrl}/api/webhooks/content`;
+    const url = contentUrl(env.api);
     const sample = async (): Promise<MemorySample> => ({
       apiRssBytes: rssBytes(env.api.proc.pid),
       workerRssBytes: rssBytes(worker.proc.pid),

@@ -5,15 +5,8 @@
 import { fetchClient, logIn, newAccountFields, registerAccount } from '@ingest/test-harness';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { BENCH_DATABASE_URL } from '../support/bench-database.js';
-import { describeCpu } from '../support/cpu-meter.js';
-import { createEventStream } from '../support/event-mix.js';
-import {
-  mergeLoads,
-  runFixedRate,
-  type Answer,
-  type LoadResult,
-} from '../support/fixed-rate-load.js';
-import { describeLoad, ms } from '../support/format.js';
+import { mergeLoads, type Answer, type LoadResult } from '../support/fixed-rate-load.js';
+import { ms } from '../support/format.js';
 import {
   fillHistory,
   listHistorySlugs,
@@ -51,6 +44,7 @@ import {
   type WaitReport,
 } from '../support/wait-sampler.js';
 import { searchCapacityInTurns, type CapacityResult, type CapacitySearch } from './capacity.js';
+import { latencyAt } from './latency.js';
 
 /** Recent events made before each round of reads, the same in both rounds. */
 export const SEED_EVENTS = 2_000;
@@ -257,22 +251,14 @@ async function measureAccept(sides: [Side, Side]): Promise<[Accept, Accept]> {
   for (let part = 0; part < LATENCY_PARTS; part += 1) {
     for (const into of part % 2 === 0 ? gathered : [...gathered].reverse()) {
       const { env, label } = into.side;
-      await env.reset();
-      const meter = await env.cpuMeter([{ name: 'service', pid: env.api.proc.pid }]);
-      const stream = createEventStream(env.keys, env.tag('lat'), 'creates');
       const [run, report] = await sampled(into.side, () =>
-        runFixedRate(
-          `${env.api.baseUrl}/api/webhooks/content`,
-          stream,
-          rate,
-          plan.latencySeconds / LATENCY_PARTS,
-          plan.connections,
-          into.latencyAnswers,
-        ),
+        latencyAt(env, label, env.api, rate, {
+          seconds: plan.latencySeconds / LATENCY_PARTS,
+          answers: into.latencyAnswers,
+        }),
       );
       into.latencyRuns.push(run);
       into.latencyWaits.push(report);
-      env.log(`  ${label}: latency ${describeLoad(run)}\n      ${describeCpu(await meter.stop())}`);
     }
   }
   const [emptyFigures, historyFigures] = gathered.map((into): Accept => {

@@ -16,6 +16,7 @@ import { runFixedRate } from '../support/fixed-rate-load.js';
 import { describeLoad } from '../support/format.js';
 import { BENCH_DIR } from '../support/paths.js';
 import { searchCapacity, type CapacityStep } from './capacity.js';
+import { contentUrl } from '../support/launchers.js';
 
 /** The accept path writes this table: its indexes are the ones dropped in turn. */
 const MEASURED_TABLE = 'webhook_logs';
@@ -221,7 +222,7 @@ async function sizesAfterLoad(env: BenchEnvironment, rate: number, indexes: Inde
   const { plan } = env.options;
   await env.reset();
   const stream = createEventStream(env.keys, env.tag('size'), 'creates');
-  const url = `${env.api.baseUrl}/api/webhooks/content`;
+  const url = contentUrl(env.api);
   const load = await runFixedRate(url, stream, rate, plan.indexCostStepSeconds, plan.connections);
   env.log(`  sizes after ${describeLoad(load)}`);
   // As autovacuum would: a GIN index with fastupdate (the default) keeps new entries in a

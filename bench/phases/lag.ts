@@ -6,7 +6,7 @@ import { createEventStream } from '../support/event-mix.js';
 import { runFixedRate } from '../support/fixed-rate-load.js';
 import { describeCpu } from '../support/cpu-meter.js';
 import { describeLoad, ms } from '../support/format.js';
-import { startFloorWorker, startServiceWorker } from '../support/launchers.js';
+import { contentUrl, startFloorWorker, startServiceWorker } from '../support/launchers.js';
 import {
   finishedCount,
   lagPercentiles,
@@ -47,7 +47,7 @@ async function lagOf(env: BenchEnvironment, side: Side): Promise<LagPercentiles>
   try {
     const target = side === 'service' ? env.api : env.floor;
     const stream = createEventStream(env.keys, env.tag('lag'), 'creates');
-    const url = `${target.baseUrl}/api/webhooks/content`;
+    const url = contentUrl(target);
     const meter = await env.cpuMeter([
       { name: side === 'service' ? 'api' : 'floor', pid: target.proc.pid },
       { name: 'worker', pid: worker.proc.pid },

@@ -3,10 +3,10 @@
 // search has warmed both; the load's own ramp-in second is not counted.
 import type { BenchEnvironment } from '../bench-environment.js';
 import { createEventStream } from '../support/event-mix.js';
-import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
+import { runFixedRate, type Answer, type LoadResult } from '../support/fixed-rate-load.js';
 import { describeCpu } from '../support/cpu-meter.js';
 import { describeLoad } from '../support/format.js';
-import type { RunningHttp } from '../support/launchers.js';
+import { contentUrl, type RunningHttp } from '../support/launchers.js';
 
 export interface LatencyResult {
   rate: number;
@@ -14,13 +14,29 @@ export interface LatencyResult {
   floor: LoadResult;
 }
 
-async function latencyAt(env: BenchEnvironment, label: string, target: RunningHttp, rate: number) {
+/**
+ * `rate` for plan.latencySeconds (or `seconds`) at `target` after a reset, its CPU metered;
+ * each answer also into `answers`, when given.
+ */
+export async function latencyAt(
+  env: BenchEnvironment,
+  label: string,
+  target: RunningHttp,
+  rate: number,
+  options: { seconds?: number; answers?: Answer[] } = {},
+): Promise<LoadResult> {
   const { plan } = env.options;
-  const url = `${target.baseUrl}/api/webhooks/content`;
   await env.reset();
   const stream = createEventStream(env.keys, env.tag('lat'), 'creates');
   const meter = await env.cpuMeter([{ name: label.trim(), pid: target.proc.pid }]);
-  const load = await runFixedRate(url, stream, rate, plan.latencySeconds, plan.connections);
+  const load = await runFixedRate(
+    contentUrl(target),
+    stream,
+    rate,
+    options.seconds ?? plan.latencySeconds,
+    plan.connections,
+    options.answers,
+  );
   const cpu = await meter.stop();
   env.processes.assertNoCrash();
   env.log(`  ${label} ${describeLoad(load)}\n      ${describeCpu(cpu)}`);

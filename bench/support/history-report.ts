@@ -258,19 +258,12 @@ function waitNotes(result: HistoryResult): string[] {
     'What the backends waited on while accepting (pg_stat_activity every 5 ms, on the ' +
       "database of the log being measured; WAL, reads and the disk's service times from " +
       "the server's and the kernel's counters over the same steps): " +
-      (['capacity', 'latency'] as const)
-        .flatMap((part) =>
-          (
-            [
-              ['empty', empty],
-              ['history', history],
-            ] as const
-          ).map(
-            ([label, figures]) =>
-              `${label}, ${part === 'capacity' ? 'capacity steps' : 'latency parts'}: ${describeWaits(figures.waits[part])}`,
-          ),
-        )
-        .join('; ') +
+      [
+        `empty, capacity steps: ${describeWaits(empty.waits.capacity)}`,
+        `history, capacity steps: ${describeWaits(history.waits.capacity)}`,
+        `empty, latency parts: ${describeWaits(empty.waits.latency)}`,
+        `history, latency parts: ${describeWaits(history.waits.latency)}`,
+      ].join('; ') +
       '.',
   ];
 }

@@ -21,6 +21,7 @@ import { describeLoad } from './format.js';
 import { sampleLocks, timedPool, type LockSampling, type TimedStatement } from './history-locks.js';
 import { measureSizes, partitionBytes, type Sizes } from './history-partitions.js';
 import { percentile, sortedSamples } from './percentiles.js';
+import { contentUrl } from './launchers.js';
 
 export const RETENTION_DAYS = 30;
 /** Expired periods a round drops: the workers' default, EVENT_LOG_DROPS_PER_ROUND. */
@@ -194,7 +195,7 @@ export async function runRetentionUnderLoad(
   rate: number,
   liveFromMs: number,
 ): Promise<RetentionResult> {
-  const url = `${env.api.baseUrl}/api/webhooks/content`;
+  const url = contentUrl(env.api);
   const notes: string[] = [];
   const partitions = await listPartitions(env.db);
   const expired = expiredPartitions(partitions, RETENTION_DAYS, Date.now());

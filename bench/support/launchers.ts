@@ -46,6 +46,9 @@ export interface RunningHttp {
   baseUrl: string;
 }
 
+/** Where publishers send content events on a running API (or the floor server). */
+export const contentUrl = (http: RunningHttp) => `${http.baseUrl}/api/webhooks/content`;
+
 async function startHttp(
   group: ProcessGroup,
   base: string,

@@ -8,6 +8,7 @@ import { articleCreate } from './article-payloads.js';
 import type { BenchKey, OutgoingRequest, RequestStream } from './event-mix.js';
 import { runAmount } from './fixed-rate-load.js';
 import { eventCounts, lastSequence, type EventCounts, type EventScope } from './order-queries.js';
+import { contentUrl } from './launchers.js';
 
 /** As the other phases fill queues: enough to keep the API busy, not to shed load. */
 export const BURST_CONNECTIONS = 64;
@@ -69,7 +70,7 @@ function createStream(keys: BenchKey[], runTag: string, slugs: string[]): Reques
 
 /** Sends `amount` events from `stream` as fast as the API answers. */
 export function sendBurst(env: BenchEnvironment, stream: RequestStream, amount: number) {
-  const url = `${env.api.baseUrl}/api/webhooks/content`;
+  const url = contentUrl(env.api);
   return runAmount(url, stream, amount, Math.min(BURST_CONNECTIONS, amount));
 }
 
@@ -112,7 +113,7 @@ export async function sendUpdate(
   slug: string,
   title: string,
 ): Promise<string> {
-  const response = await fetch(`${env.api.baseUrl}/api/webhooks/content`, {
+  const response = await fetch(contentUrl(env.api), {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key.key },
     body: JSON.stringify({ event: 'article.update', data: { slug, title } }),
