@@ -128,6 +128,24 @@ export default tseslint.config(
     },
   },
   {
+    // Admission control decides who may come in now; it knows nothing of what they ask.
+    files: ['apps/api/src/admission/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex:
+                '^\\.\\./(services|plugins|routes|access)/|^\\.\\./(app|runtime|server)\\.js$|^@ingest/(worker|dashboard)(/|$)',
+              message: 'Admission control sits below services, plugins and routes.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['apps/api/src/services/**/*.ts'],
     rules: {
       'no-restricted-imports': [

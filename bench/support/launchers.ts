@@ -90,7 +90,7 @@ export async function startApi(
       API_KEY_QUOTA: '50',
       RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '1000',
       // Kept on (it is part of every request's cost) but out of reach of the bench's rates.
-      RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: '100000000',
+      RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: '100000000',
     },
     port,
   );

@@ -82,10 +82,9 @@ export async function startCluster(options: { workers: number; log: (line: strin
       RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '100000',
       RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: '100000',
       RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '100000',
-      RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: '10000000',
-      // Two cores run everything: a busy moment must not be shed as overload here.
-      SHED_LOAD_EVENT_LOOP_DELAY_MS: '0',
-      SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: '0',
+      RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: '10000000',
+      // Admission control keeps its default: the bots retry what it refuses, as they
+      // retry any 429 or 503, and the checks hold the API to losing none of it.
     };
     const workerEnv = {
       ...shared,

@@ -6,6 +6,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { ApiDeps } from './deps.js';
+import { admissionPlugin } from './plugins/admission.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { dashboardPlugin } from './plugins/dashboard.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
@@ -13,7 +14,6 @@ import { clientErrorHandler, frameworkErrors } from './plugins/framework-errors.
 import { gracefulClosePlugin } from './plugins/graceful-close.js';
 import { hostHeaderPlugin } from './plugins/host-header.js';
 import { jsonOnlyPlugin } from './plugins/json-only.js';
-import { loadSheddingPlugin } from './plugins/load-shedding.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
@@ -71,8 +71,12 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(gracefulClosePlugin);
   await app.register(errorHandlerPlugin);
   await app.register(hostHeaderPlugin);
-  await app.register(loadSheddingPlugin, deps.config.loadShedding);
   await app.register(metricsPlugin, { metrics: deps.metrics });
+  await app.register(admissionPlugin, {
+    admission: deps.admission,
+    refusals: deps.refusals,
+    metrics: deps.metrics,
+  });
   await app.register(jsonOnlyPlugin);
   await app.register(fastifyCookie);
   await app.register(rateLimitPlugin, {

@@ -1,4 +1,6 @@
 import type { MinuteCounter } from '@ingest/queue';
+import type { FairAdmission } from './admission/fair-admission.js';
+import type { RefusalReport } from './admission/refusal-report.js';
 import type { ApiClients } from './clients.js';
 import type { ApiMetrics } from './metrics.js';
 import type { AcceptBatcher } from './services/accept-batcher.js';
@@ -20,4 +22,8 @@ export interface ApiDeps extends ApiClients {
   acceptedCounter: MinuteCounter;
   /** Prometheus series served at /metrics. */
   metrics: ApiMetrics;
+  /** Admits or refuses each request by the API's queueing delay and the tenants' shares. */
+  admission: FairAdmission;
+  /** Refusals counted and summed up in the log, never logged one by one. */
+  refusals: RefusalReport;
 }

@@ -1,6 +1,7 @@
 import type { EventLogStorage } from '@ingest/contracts';
 import {
   Counter,
+  Gauge,
   createMetricsRegistry,
   registerEventLogStorage,
   registerQueueDepth,
@@ -8,6 +9,8 @@ import {
   type Registry,
 } from '@ingest/observability';
 import { readQueueDepth } from '@ingest/queue';
+import type { FairAdmission } from './admission/fair-admission.js';
+import { REFUSAL_REASONS } from './admission/refusal-report.js';
 import type { ApiClients } from './clients.js';
 import { eventLogStorage } from './services/admin/storage.js';
 
@@ -15,6 +18,7 @@ export interface ApiMetrics {
   registry: Registry;
   eventsAccepted: Counter<'event'>;
   eventsRejected: Counter<'code'>;
+  requestsRefused: Counter<'reason'>;
 }
 
 const figuresOf = (storage: EventLogStorage): EventLogFigures => ({
@@ -33,11 +37,24 @@ const figuresOf = (storage: EventLogStorage): EventLogFigures => ({
  * storage is read from PostgreSQL here only, not in the workers: it is the same figure
  * from every process, and one source is enough.
  */
-export function createApiMetrics(clients: Pick<ApiClients, 'queue' | 'db' | 'config'>): ApiMetrics {
+export function createApiMetrics(
+  clients: Pick<ApiClients, 'queue' | 'db' | 'config'>,
+  admission: FairAdmission,
+): ApiMetrics {
   const registry = createMetricsRegistry('api');
   registerQueueDepth(registry, () => readQueueDepth(clients.queue));
   registerEventLogStorage(registry, async () => figuresOf(await eventLogStorage(clients)));
+  registerAdmissionState(registry, admission);
+  const requestsRefused = new Counter({
+    name: 'ingest_requests_refused_total',
+    help: 'Requests refused before any work was done for them, by reason: over_share (429: the account or address held more than its share of a full API and its queue stood too long), overloaded (503: full for everyone), rate_limit (429: over a configured rate limit)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  // Every reason from the start: a rate() over a series that appears late misses its first step.
+  for (const reason of REFUSAL_REASONS) requestsRefused.inc({ reason }, 0);
   return {
+    requestsRefused,
     registry,
     eventsAccepted: new Counter({
       name: 'ingest_events_accepted_total',
@@ -52,4 +69,27 @@ export function createApiMetrics(clients: Pick<ApiClients, 'queue' | 'db' | 'con
       registers: [registry],
     }),
   };
+}
+
+/** What admission control sees, read at each scrape. */
+function registerAdmissionState(registry: Registry, admission: FairAdmission): void {
+  new Gauge({
+    name: 'ingest_admission_requests',
+    help: 'Requests admission control holds: in_service (being worked on) and waiting (queued for a place, by tenant, before their bodies are read)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { inService, waiting } = admission.state();
+      this.set({ state: 'in_service' }, inService);
+      this.set({ state: 'waiting' }, waiting);
+    },
+  });
+  new Gauge({
+    name: 'ingest_admission_tenants',
+    help: 'Tenants (accounts, or addresses without an account) with a request in service or waiting',
+    registers: [registry],
+    collect() {
+      this.set(admission.state().tenants);
+    },
+  });
 }

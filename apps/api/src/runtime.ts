@@ -13,6 +13,8 @@ import {
   warnUnlessNoEviction,
 } from '@ingest/queue';
 import type { Redis } from 'ioredis';
+import { createFairAdmission } from './admission/fair-admission.js';
+import { createRefusalReport } from './admission/refusal-report.js';
 import { buildApp } from './app.js';
 import type { ApiDeps } from './deps.js';
 import { createApiMetrics } from './metrics.js';
@@ -21,6 +23,9 @@ import { createApiKeyAuthenticator } from './services/api-key-auth.js';
 import { createEventWaiter } from './services/event-waiter.js';
 
 export type ApiApp = Awaited<ReturnType<typeof buildApp>>;
+
+/** Refusals are summed up in one log line this often at most. */
+const REFUSAL_LOG_INTERVAL_MS = 5_000;
 
 export interface ApiRuntimeOptions {
   /** Where the API logs; a logger at the configured level on stdout by default. */
@@ -69,10 +74,17 @@ export async function createApiRuntime(
   deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 
   const clients = { config, db, redis, queue, deliveryQueue, logger };
-  const metrics = createApiMetrics(clients);
+  const admission = createFairAdmission(config.admission);
+  const metrics = createApiMetrics(clients, admission);
   const deps: ApiDeps = {
     ...clients,
     metrics,
+    admission,
+    refusals: createRefusalReport({
+      logger,
+      intervalMs: REFUSAL_LOG_INTERVAL_MS,
+      context: () => ({ admission: admission.state(), busiest: admission.busiest(3) }),
+    }),
     waiter: createEventWaiter(config.database.url, logger),
     acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),
     acceptBatcher: createAcceptBatcher(clients),
@@ -89,6 +101,7 @@ export async function createApiRuntime(
   let closed: Promise<void> | undefined;
   async function closeInOrder(): Promise<void> {
     await app.close(); // requests in flight finish first
+    admission.close();
     await deps.acceptBatcher.drain(); // rows they handed in are written
     await deps.acceptedCounter.stop();
     await deps.waiter.close();

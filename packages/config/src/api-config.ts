@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, envInteger } from './env-fields.js';
+import { envBoolean, envInteger, replacedBy } from './env-fields.js';
 import { SharedEnvSchema, sharedSettings } from './shared-env.js';
 
 const MIN_SECRET_BYTES = 32;
@@ -44,11 +44,17 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: envInteger(20, { min: 1 }),
   RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: envInteger(30, { min: 1 }),
   RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: envInteger(10, { min: 1 }),
-  RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: envInteger(12_000, { min: 1 }),
-  /** Shed load (503) when the event loop lags this much; 0 turns the check off. */
-  SHED_LOAD_EVENT_LOOP_DELAY_MS: envInteger(1_000, { min: 0 }),
-  /** Shed load (503) when the event loop is busier than this (per mille); 0 turns it off. */
-  SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: envInteger(980, { min: 0, max: 1000 }),
+  /** Content events per account (all its keys together) per minute, times its queue weight. */
+  RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: envInteger(12_000, { min: 1 }),
+  /** Requests the API works on at once, shared fairly between tenants; 0: no admission control. */
+  ADMISSION_CONCURRENCY: envInteger(128, { min: 0, max: 100_000 }),
+  /** How long a tenant's requests may queue for a place before its new ones are refused. */
+  ADMISSION_MAX_QUEUE_MS: envInteger(50, { min: 1, max: 60_000 }),
+  // Settings of earlier releases that now do nothing: refused by name, so that an
+  // operator who set one learns what replaced it instead of running without it.
+  RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: replacedBy('RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE'),
+  SHED_LOAD_EVENT_LOOP_DELAY_MS: replacedBy('ADMISSION_MAX_QUEUE_MS'),
+  SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: replacedBy('ADMISSION_CONCURRENCY'),
 });
 
 export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
@@ -71,11 +77,11 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
       registerPerIpPerHour: env.RATE_LIMIT_REGISTER_PER_IP_PER_HOUR,
       loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,
       loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
-      contentPerKeyPerMinute: env.RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE,
+      contentPerAccountPerMinute: env.RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE,
     },
-    loadShedding: {
-      maxEventLoopDelayMs: env.SHED_LOAD_EVENT_LOOP_DELAY_MS,
-      maxEventLoopUtilization: env.SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE / 1000,
+    admission: {
+      concurrency: env.ADMISSION_CONCURRENCY,
+      maxQueueMs: env.ADMISSION_MAX_QUEUE_MS,
     },
   };
 });

@@ -22,6 +22,10 @@ export const envBoolean = (fallback: boolean) =>
     .transform((value) => value === 'true' || value === '1')
     .default(fallback);
 
+/** A setting an earlier release read and this one does not: set, it fails the start. */
+export const replacedBy = (successor: string) =>
+  z.never({ error: `is no longer read; see ${successor}, which replaced it` }).optional();
+
 export const envUrl = (fallback: string, protocols: readonly string[]) =>
   z
     .string()

@@ -2,5 +2,5 @@ export { createMetricsRegistry } from './registry.js';
 export { registerQueueDepth, type QueueDepth } from './queue-metrics.js';
 export { registerEventLogStorage, type EventLogFigures } from './event-log-metrics.js';
 export { checkReadiness, type Probe, type Readiness } from './readiness.js';
-export { Counter, Histogram, type Registry } from 'prom-client';
+export { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export { exitUnlessServicesAnswer } from './startup.js';

@@ -1,7 +1,8 @@
 // How routes declare what they answer: success bodies with their media type, description
 // and headers, and the problems they can answer. What every operation shares (x-request-
-// id, 400, 500, 503, 401 where authenticated, 413/415 where a body can come) is added to
-// the document in one place (plugins/openapi.ts), from the same facts.
+// id, 400, 500, admission control's 429 and 503, 401 where authenticated, 413/415 where a
+// body can come) is added to the document in one place (plugins/openapi.ts), from the
+// same facts.
 import {
   ERROR_CODES,
   PROBLEM_CONTENT_TYPE,

@@ -29,7 +29,7 @@ function sharedResponses(input: TransformInput): Record<string, JsonObject> {
   const { route, schema } = input;
   const method = [route.method].flat()[0] ?? 'GET';
   const secured = Array.isArray(schema?.security) && schema.security.length > 0;
-  const sheds = (route.config as { pressureHandler?: unknown } | undefined)?.pressureHandler;
+  const admitted = (route.config as { admission?: unknown } | undefined)?.admission !== false;
   const hasPathParameters = route.url.includes(':');
   return {
     400: problemRef(
@@ -52,9 +52,18 @@ function sharedResponses(input: TransformInput): Record<string, JsonObject> {
       ? { 414: problemRef(414, 'Error: URI_TOO_LONG (a path parameter past 256 characters)') }
       : {}),
     500: problemRef(500, 'Error: INTERNAL_ERROR'),
-    // Probes and scrapes are never shed (health routes); everything else may be.
-    ...(sheds === undefined
-      ? { 503: problemRef(503, 'Error: UNAVAILABLE (overloaded, or the database away)') }
+    // Probes and scrapes never meet admission control (health routes); everything else may.
+    ...(admitted
+      ? {
+          429: problemRef(
+            429,
+            'Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit)',
+          ),
+          503: problemRef(
+            503,
+            'Error: UNAVAILABLE (admission control: the API full for everyone; or the database away)',
+          ),
+        }
       : {}),
   };
 }
@@ -85,12 +94,13 @@ const transform: Transform = (input) => {
       responses[status] = { ...responses[status], headers };
     }
   }
+  // A rate-limited operation (one that declares 429 itself) counts every request, so
+  // every answer after the count carries the RateLimit-* headers, errors included. The
+  // 429 of admission control, which every operation shares, carries them on itself only.
+  const counted = '429' in responses ? HEADERS.rateLimit : {};
   for (const [status, shared] of Object.entries(sharedResponses(input))) {
     responses[status] ??= shared;
   }
-  // A rate-limited operation (one that declares 429) counts every request, so every
-  // answer after the count carries the RateLimit-* headers, errors included.
-  const counted = '429' in responses ? HEADERS.rateLimit : {};
   for (const response of Object.values(responses)) {
     response.headers = {
       ...counted,

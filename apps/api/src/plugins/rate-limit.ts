@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { AppError } from '@ingest/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 
 export interface RateRule {
   /** Names the counter in Redis and in logs: `login-ip`. */
   name: string;
-  max: number;
+  /** Requests a window; a function for a limit that depends on the caller. */
+  max: number | ((request: FastifyRequest) => number);
   windowMs: number;
   /** What is counted; undefined skips the rule for this request. */
   key: (request: FastifyRequest) => string | undefined;
@@ -39,6 +39,8 @@ export const digestOf = (value: string): string =>
  * A hook enforcing every rule at once. The plugin runs only one of its own hooks per
  * request, so rules are checked through `createRateLimit` and answered here: 429
  * RATE_LIMITED with Retry-After, and RateLimit-* headers (IETF draft) of the tightest rule.
+ * A refusal is counted and summed up in the log with admission control's (app.refuse),
+ * not logged one by one. Resolves with the reply when it refused, for the caller to stop.
  */
 export function rateLimitHook(app: FastifyInstance, rules: RateRule[]) {
   const checks = rules.map((rule) => ({
@@ -49,23 +51,23 @@ export function rateLimitHook(app: FastifyInstance, rules: RateRule[]) {
       keyGenerator: (request) => `${rule.name}:${rule.key(request) ?? ''}`,
     }),
   }));
-  return async (
-    request: FastifyRequest,
-    reply: { header(name: string, value: number): unknown },
-  ) => {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     let tightest: { max: number; remaining: number; resetSeconds: number } | undefined;
     for (const { rule, check } of checks) {
       if (rule.key(request) === undefined) continue;
       const result = await check(request);
       if (result.isAllowed || result.ttl === 0) continue; // allow-listed, or Redis skipped
       if (result.isExceeded) {
-        request.log.info({ limit: rule.name }, 'rate limit exceeded');
-        throw new AppError('RATE_LIMITED', `Too many requests; retry in ${result.ttlInSeconds} s`, {
+        const seconds = String(result.ttlInSeconds);
+        return app.refuse(request, reply, {
+          reason: 'rate_limit',
+          code: 'RATE_LIMITED',
+          detail: `Too many requests (${rule.name}); retry in ${seconds} s`,
           headers: {
-            'retry-after': String(result.ttlInSeconds),
+            'retry-after': seconds,
             'ratelimit-limit': String(result.max),
             'ratelimit-remaining': '0',
-            'ratelimit-reset': String(result.ttlInSeconds),
+            'ratelimit-reset': seconds,
           },
         });
       }
@@ -82,5 +84,6 @@ export function rateLimitHook(app: FastifyInstance, rules: RateRule[]) {
       reply.header('ratelimit-remaining', tightest.remaining);
       reply.header('ratelimit-reset', tightest.resetSeconds);
     }
+    return undefined;
   };
 }

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
 import { requireScope } from '../../access/principal.js';
 import { principalOf } from '../../plugins/authentication.js';
+import { releaseAdmission } from '../../plugins/admission.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
 import { ingestEvent, rejectedEventId } from '../../services/ingest-event.js';
@@ -46,15 +47,17 @@ const OUTCOME_HEADERS = { ...PUBLISH_HEADERS, ...PREFERENCE_APPLIED };
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const schemas = createEventSchemas(deps.config.content);
-  // Per key, counted in Redis so that the limit holds across API instances; it fails
-  // open when Redis is unreachable (see plugins/rate-limit.ts).
-  const perKeyRateLimit = rateLimitHook(app, [
+  // Per account, whichever of its keys sends: more keys buy no more events. Counted in
+  // Redis so that the limit holds across API instances; it fails open when Redis is
+  // unreachable (see plugins/rate-limit.ts). Checked after admission control (before the
+  // body is read), so that a request refused there costs no round trip to Redis.
+  const perAccountRateLimit = rateLimitHook(app, [
     {
-      name: 'content-key',
-      max: deps.config.limits.contentPerKeyPerMinute,
+      name: 'content-account',
+      max: deps.config.limits.contentPerAccountPerMinute,
       windowMs: MINUTE_MS,
       key: (request) =>
-        request.principal?.via === 'apiKey' ? request.principal.apiKeyId : undefined,
+        request.principal?.via === 'apiKey' ? request.principal.accountId : undefined,
     },
   ]);
 
@@ -62,7 +65,13 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     '',
     {
       bodyLimit: deps.config.limits.contentBodyBytes,
-      onRequest: [app.requireApiKey, perKeyRateLimit],
+      // Publishes share group commits: one holds a single place in admission control.
+      config: { admission: 1 },
+      onRequest: app.requireApiKey,
+      preParsing: async (request, reply, payload) => {
+        if (!reply.sent) await perAccountRateLimit(request, reply);
+        return payload;
+      },
       // The body schema documents the contract; validation happens in the handler, after
       // the scope check, so that an invalid event can still be recorded as rejected.
       validatorCompiler: () => (data: unknown) => ({ value: data }),
@@ -141,6 +150,8 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
       reply.header('location', receiptPath(accepted.id));
       if (replayed) reply.header('idempotent-replayed', 'true');
       if (waitSeconds > 0) {
+        // Waiting holds a timer, not a place in the API's queue.
+        releaseAdmission(request, deps.admission);
         const receipt = await awaitOutcome(deps, principal.accountId, accepted.id, waitSeconds);
         if (receipt !== undefined) {
           reply.header('preference-applied', `wait=${waitSeconds}`);

@@ -11,15 +11,15 @@ const ReadinessSchema = z
   })
   .meta({ id: 'Readiness' });
 
-// Probes and scrapes must get through when the API sheds load: that is when they matter.
-const notShed = { pressureHandler: () => undefined };
+// Probes and scrapes must get through when the API refuses requests: that is when they matter.
+const neverRefused = { admission: false as const };
 
 /** /health/live, /health/ready and /metrics: for orchestrators and Prometheus. */
 export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(
     '/health/live',
     {
-      config: notShed,
+      config: neverRefused,
       schema: {
         operationId: 'checkLiveness',
         summary: 'Liveness: the process is up',
@@ -35,7 +35,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
   app.get(
     '/health/ready',
     {
-      config: notShed,
+      config: neverRefused,
       schema: {
         operationId: 'checkReadiness',
         summary: 'Readiness: PostgreSQL and Redis answer within a second',
@@ -58,7 +58,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
   app.get(
     '/metrics',
     {
-      config: notShed,
+      config: neverRefused,
       schema: {
         operationId: 'getMetrics',
         summary: 'Prometheus metrics (text exposition format)',

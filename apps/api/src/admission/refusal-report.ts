@@ -1,0 +1,60 @@
+import type { Logger } from '@ingest/logger';
+
+/**
+ * Why a request was refused before any work was done for it: over its tenant's fair
+ * share while the API is overloaded, the API full for everyone, or over the account's
+ * configured rate limit.
+ */
+export const REFUSAL_REASONS = ['over_share', 'overloaded', 'rate_limit'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+export interface RefusalReport {
+  refused(reason: RefusalReason): void;
+  /** Writes what is counted and not yet written (on close). */
+  flush(): void;
+}
+
+export interface RefusalReportOptions {
+  logger: Logger;
+  /** At most one line this often, whatever the rate of refusals. */
+  intervalMs: number;
+  /** What else the line says: the admission state and the busiest tenants. */
+  context: () => Record<string, unknown>;
+}
+
+/**
+ * Refusals are counted, not logged one by one: a refusal must cost next to nothing, and a
+ * line per refused request (with a stack trace, as every 503 once had) made the refusing
+ * itself the API's heaviest work. The first refusal after a quiet spell is written at
+ * once; after that, one line an interval sums up the refusals since the last, by reason.
+ */
+export function createRefusalReport(options: RefusalReportOptions): RefusalReport {
+  const counts = new Map<RefusalReason, number>();
+  let lastWrittenAt = Number.NEGATIVE_INFINITY;
+  let pending: NodeJS.Timeout | undefined;
+
+  function write(): void {
+    if (pending !== undefined) clearTimeout(pending);
+    pending = undefined;
+    if (counts.size === 0) return;
+    lastWrittenAt = performance.now();
+    options.logger.warn(
+      { refused: Object.fromEntries(counts), ...options.context() },
+      'refusing requests: the API is over its queueing target or an account over its limit',
+    );
+    counts.clear();
+  }
+
+  return {
+    refused(reason) {
+      counts.set(reason, (counts.get(reason) ?? 0) + 1);
+      const sinceLast = performance.now() - lastWrittenAt;
+      if (sinceLast >= options.intervalMs) write();
+      else if (pending === undefined) {
+        pending = setTimeout(write, options.intervalMs - sinceLast);
+        pending.unref();
+      }
+    },
+    flush: write,
+  };
+}

@@ -1,0 +1,146 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type {
+  Admission,
+  FairAdmission,
+  Queued,
+  Refusal as AdmissionRefusal,
+  Slot,
+  Tenant,
+} from '../admission/fair-admission.js';
+import type { RefusalReason, RefusalReport } from '../admission/refusal-report.js';
+import type { ApiMetrics } from '../metrics.js';
+import { sendProblem } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Held from admission until the answer (or until the request stops holding anything). */
+    admissionSlot: Slot;
+    /** Set when the request was refused before any work: its answer is counted, not logged. */
+    refusedFor: RefusalReason | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * `false`: never queued nor refused by admission control (probes and scrapes); a
+     * number: the places the route's requests hold (DEFAULT_COST when unset).
+     */
+    admission?: false | number;
+  }
+  interface FastifyInstance {
+    /** Answers a refusal: counted by reason, summed up in the log, never logged alone. */
+    refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal): FastifyReply;
+  }
+}
+
+export interface Refusal {
+  reason: RefusalReason;
+  code: 'RATE_LIMITED' | 'UNAVAILABLE';
+  detail: string;
+  headers: Record<string, string>;
+}
+
+export interface AdmissionPluginOptions {
+  admission: FairAdmission;
+  refusals: RefusalReport;
+  metrics: ApiMetrics;
+}
+
+/**
+ * Places a request holds while it runs, by default: most hold a database connection from
+ * start to end, of which a process has few (DATABASE_POOL_SIZE), so past a few dozen at
+ * once the rest only queue inside the pool, where a quiet tenant would wait behind a busy
+ * one. A publish holds 1 (its route says so): publishes share group commits, so many at
+ * once cost little more than one.
+ */
+const DEFAULT_COST = 4;
+
+/** An account's requests count together, whichever key or token sends them; others by address. */
+export const tenantOf = (request: FastifyRequest): Tenant =>
+  request.principal === null ? `ip:${request.ip}` : `account:${request.principal.accountId}`;
+
+/**
+ * Admission control (../admission) on every route but probes and scrapes. It runs before
+ * the body is read (preParsing), after authentication (the routes' onRequest hooks) has
+ * named the tenant: a request that waits holds its socket and nothing else, and one that
+ * is refused costs its headers and a small answer.
+ */
+export const admissionPlugin = fp(
+  async (app: FastifyInstance, options: AdmissionPluginOptions) => {
+    const { admission, refusals, metrics } = options;
+    const queued = new WeakMap<FastifyRequest, Queued>();
+    app.decorateRequest('admissionSlot', null);
+    app.decorateRequest('refusedFor', null);
+    app.decorate('refuse', (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => {
+      request.refusedFor = refusal.reason;
+      refusals.refused(refusal.reason);
+      metrics.requestsRefused.inc({ reason: refusal.reason });
+      return sendProblem(request, reply, {
+        code: refusal.code,
+        detail: refusal.detail,
+        headers: refusal.headers,
+      });
+    });
+
+    app.addHook('preParsing', async (request, reply, payload) => {
+      const cost = request.routeOptions.config.admission ?? DEFAULT_COST;
+      if (cost === false) return payload;
+      const admitted = admission.admit(tenantOf(request), cost);
+      let decision: Admission;
+      if (admitted.admitted === 'waiting') {
+        queued.set(request, admitted);
+        decision = await admitted.outcome;
+        queued.delete(request);
+      } else decision = admitted;
+      if (decision.admitted) request.admissionSlot = decision.slot;
+      else if (!request.raw.destroyed) app.refuse(request, reply, refusalOf(decision, cost));
+      return payload;
+    });
+
+    app.addHook('onResponse', async (request) => releaseAdmission(request, admission));
+    app.addHook('onRequestAbort', async (request) => {
+      // Gone while waiting: it leaves its queue (and the hook sends nothing).
+      queued.get(request)?.cancel();
+      releaseAdmission(request, admission);
+    });
+    app.addHook('onClose', async () => refusals.flush());
+  },
+  { name: 'admission' },
+);
+
+/**
+ * The refusal's answer. Shares are in places; the headers count requests like this one
+ * (a share of 64 places is 16 requests of cost 4 in flight at once).
+ */
+function refusalOf(refused: AdmissionRefusal, cost: number): Refusal {
+  const seconds = String(refused.retryAfterSeconds);
+  if (refused.reason === 'overloaded') {
+    return {
+      reason: 'overloaded',
+      code: 'UNAVAILABLE',
+      detail: `The service is full; retry in ${seconds} s`,
+      headers: { 'retry-after': seconds },
+    };
+  }
+  const share = String(Math.max(1, Math.floor(refused.share / cost)));
+  const held = Math.ceil(refused.held / cost);
+  return {
+    reason: 'over_share',
+    code: 'RATE_LIMITED',
+    detail: `The service is busy and this account (or address) has about ${held} requests like this one in flight, over its share of ${share}; retry in ${seconds} s`,
+    headers: {
+      'retry-after': seconds,
+      'ratelimit-limit': share,
+      'ratelimit-remaining': '0',
+      'ratelimit-reset': seconds,
+    },
+  };
+}
+
+/**
+ * The request no longer holds anything the API has little of: answered, or waiting only
+ * for its outcome (`Prefer: wait`), which costs a timer, not a place.
+ */
+export function releaseAdmission(request: FastifyRequest, admission: FairAdmission): void {
+  admission.finish(request.admissionSlot);
+  request.admissionSlot = null;
+}
