@@ -50,8 +50,14 @@ describe('accepting an event', () => {
 
     const job = await api.deps.queue.getJob(body.id);
     expect(job?.name).toBe('article.create');
-    expect(job?.data).toEqual({ eventId: body.id, requestId: 'bot-req-1' });
+    expect(job?.data).toEqual({
+      eventId: body.id,
+      requestId: 'bot-req-1',
+      accountId: account.id,
+    });
     expect(job?.queueName).toBe(CONTENT_EVENTS_QUEUE);
+    // Its place in the fair order between accounts.
+    expect(job?.opts.priority).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(job?.data)).not.toContain(key);
   });
 

@@ -2,6 +2,7 @@
 // machine's shared servers are never touched.
 import { startPrivateRedis, type PrivateRedis } from '@ingest/test-harness';
 import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
+import { readQueueDepth } from '@ingest/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import {
@@ -74,7 +75,7 @@ describe('a Redis outage', () => {
     const ids = [];
     for (const slug of slugs)
       ids.push(await accept(api, key, 'article.create', articleData({ slug })));
-    expect((await api.deps.queue.getJobCounts('waiting')).waiting).toBeGreaterThanOrEqual(5);
+    expect((await readQueueDepth(api.deps.queue)).counts.waiting).toBeGreaterThanOrEqual(5);
     await redis.stop();
     await redis.start();
     worker = await startWorkerProcess(api.tag, { REDIS_URL: redis.url, ...FAST_RECOVERY });

@@ -74,6 +74,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(metricsPlugin, { metrics: deps.metrics });
   await app.register(admissionPlugin, {
     admission: deps.admission,
+    shares: deps.shares,
     refusals: deps.refusals,
     metrics: deps.metrics,
   });

@@ -1,7 +1,7 @@
 import type { ApiConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue, DeliveryQueue } from '@ingest/queue';
+import type { ContentQueue, DeliveryQueue, ShareBook } from '@ingest/queue';
 import type { Redis } from 'ioredis';
 
 /**
@@ -17,5 +17,7 @@ export interface ApiClients {
   queue: ContentQueue;
   /** The webhook-deliveries queue (test pings, resends), on the same connection. */
   deliveryQueue: DeliveryQueue;
+  /** Each account's share of the service (weight, in-flight cap), as operators set it. */
+  shares: ShareBook;
   logger: Logger;
 }

@@ -2,7 +2,7 @@
 // them, the Fastify app, and the order they close in. server.ts runs it as a process;
 // the tests, the fault suite and the bench get the very same objects.
 import type { ApiConfig } from '@ingest/config';
-import { createDatabase } from '@ingest/db';
+import { createDatabase, readCustomShares } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
@@ -10,6 +10,7 @@ import {
   createContentQueue,
   createDeliveryQueue,
   createMinuteCounter,
+  createShareBook,
   warnUnlessNoEviction,
 } from '@ingest/queue';
 import type { Redis } from 'ioredis';
@@ -73,7 +74,11 @@ export async function createApiRuntime(
   });
   deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 
-  const clients = { config, db, redis, queue, deliveryQueue, logger };
+  const shares = await createShareBook({
+    load: () => readCustomShares(db.pool),
+    onError: (error) => logger.warn({ err: error }, 'could not read the accounts shares'),
+  });
+  const clients = { config, db, redis, queue, deliveryQueue, shares, logger };
   const admission = createFairAdmission(config.admission);
   const metrics = createApiMetrics(clients, admission);
   const deps: ApiDeps = {
@@ -102,6 +107,7 @@ export async function createApiRuntime(
   async function closeInOrder(): Promise<void> {
     await app.close(); // requests in flight finish first
     admission.close();
+    shares.close();
     await deps.acceptBatcher.drain(); // rows they handed in are written
     await deps.acceptedCounter.stop();
     await deps.waiter.close();

@@ -105,6 +105,9 @@ export function createApplyBatcher(
     // Leave the rest of the pool to claims and failure records.
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_HEADS_PER_TRANSACTION,
+    // Transactions in turns by account: a quiet account's event goes in the next one to
+    // start, not behind (or inside) a busy account's backlog.
+    laneOf: (head) => head.row.accountId,
     write: (batch) => settleBatch(batch, (heads, caps) => applyAndWake(context, heads, caps)),
   });
   return { apply: (head) => group.submit(head) };

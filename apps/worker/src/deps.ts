@@ -2,7 +2,7 @@ import type { WorkerConfig } from '@ingest/config';
 import type { EventSchemas } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue, DeliveryQueue, MinuteCounter } from '@ingest/queue';
+import type { ContentQueue, DeliveryQueue, MinuteCounter, ShareBook } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
 import type { CategoryCache } from './processors/index.js';
 
@@ -21,5 +21,7 @@ export interface WorkerDeps {
   metrics: WorkerMetrics;
   /** Category ids seen committed, shared by this runtime's transactions only. */
   categoryCache: CategoryCache;
+  /** Each account's share of the workers (weight, in-flight cap), as operators set it. */
+  shares: ShareBook;
   logger: Logger;
 }

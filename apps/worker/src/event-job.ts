@@ -5,6 +5,7 @@ import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/
 import type { Logger } from '@ingest/logger';
 import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { WaitingForSlot, withAccountSlot } from './account-cap.js';
 import { createApplyBatcher, type Applied, type ApplyBatcher } from './apply-batcher.js';
 import { createClaimBatcher, type ClaimBatcher } from './claim-batcher.js';
 import type { WorkerDeps } from './deps.js';
@@ -64,7 +65,7 @@ export function createEventJobProcessor(
       );
     };
     try {
-      record(await runEventJob(deps, parts, job, token));
+      record(await withAccountSlot(deps, job, token, () => runEventJob(deps, parts, job, token)));
     } catch (error) {
       if (databaseFailureOf(error) !== 'unreachable') {
         record(outcomeOfFailure(error, job));
@@ -83,6 +84,7 @@ export function createEventJobProcessor(
 }
 
 function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
+  if (error instanceof WaitingForSlot) return 'waiting_for_slot';
   if (error instanceof DelayedError) return 'waiting_for_order';
   if (error instanceof UnrecoverableError) return 'failed';
   return job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried';

@@ -11,7 +11,13 @@ import { readQueueDepth, type ContentQueue } from '@ingest/queue';
 
 /** What became of a job run: the `outcome` label of ingest_jobs_processed_total. */
 export type JobOutcome =
-  'succeeded' | 'failed' | 'retried' | 'duplicate' | 'waiting_for_order' | 'handed_back';
+  | 'succeeded'
+  | 'failed'
+  | 'retried'
+  | 'duplicate'
+  | 'waiting_for_order'
+  | 'waiting_for_slot'
+  | 'handed_back';
 
 export interface WorkerMetrics {
   registry: Registry;
@@ -30,7 +36,7 @@ export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
     registry,
     jobsProcessed: new Counter({
       name: 'ingest_jobs_processed_total',
-      help: 'Job runs by event and outcome (succeeded, failed, retried, duplicate, waiting_for_order, handed_back)',
+      help: 'Job runs by event and outcome (succeeded, failed, retried, duplicate, waiting_for_order, waiting_for_slot, handed_back)',
       labelNames: ['event', 'outcome'],
       registers: [registry],
     }),

@@ -16,15 +16,18 @@ const BATCH = 500;
  * processor applies each event once whatever runs it.
  */
 export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
-  const { db, queue, config, logger } = deps;
+  const { db, queue, config, logger, shares } = deps;
   const rows = await unfinishedOlderThan(db.pool, config.worker.reconcileAfterMs, BATCH);
   let requeued = 0;
   for (const row of rows) {
     if (!isEventName(row.event)) continue;
     const outcome = await requeueEvent(
       queue,
-      row.event,
-      { eventId: row.id, requestId: row.requestId },
+      {
+        event: row.event,
+        data: { eventId: row.id, requestId: row.requestId, accountId: row.accountId },
+        weight: shares.shareOf(row.accountId).weight,
+      },
       config.jobs,
       () => isUnfinished(db.pool, row.id),
     );

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
-import { createDatabase } from '@ingest/db';
+import { createDatabase, readCustomShares } from '@ingest/db';
 import { SECOND_MS } from '@ingest/domain';
 import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
@@ -15,6 +15,7 @@ import {
   createDeliveryQueue,
   createMinuteCounter,
   createRedisConnection,
+  createShareBook,
   DELIVERIES_QUEUE,
   DELIVERY_BACKOFF,
   retryDelayMs,
@@ -87,6 +88,10 @@ export async function createWorkerRuntime(
     appliedCounter: createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied'),
     metrics: createWorkerMetrics(queue),
     categoryCache: createCategoryCache(),
+    shares: await createShareBook({
+      load: () => readCustomShares(db.pool),
+      onError: (error) => logger.warn({ err: error }, 'could not read the accounts shares'),
+    }),
     logger,
   };
 
@@ -151,6 +156,7 @@ export async function createWorkerRuntime(
     await processEventJob.drain(); // successors woken by the last jobs
     await maintenance.stop();
     await partitionUpkeep.stop();
+    deps.shares.close();
     await deps.appliedCounter.stop();
     await httpServer.close();
     await queue.close();

@@ -8,7 +8,10 @@ export const QueueStateSchema = z
     paused: z.boolean(),
     counts: z
       .object({
-        waiting: z.int().min(0),
+        waiting: z.int().min(0).meta({
+          description:
+            'Jobs of events accepted and not yet taken by a worker (prioritized included)',
+        }),
         active: z.int().min(0),
         delayed: z.int().min(0).meta({
           description: 'Retries waiting, and jobs parked behind an earlier event of their line',
@@ -16,14 +19,20 @@ export const QueueStateSchema = z
         failed: z.int().min(0),
         completed: z.int().min(0),
         paused: z.int().min(0),
-        prioritized: z.int().min(0),
+        prioritized: z.int().min(0).meta({
+          description:
+            'Of the waiting jobs, those in the fair order between accounts (every job queued by this release)',
+        }),
       })
       .meta({ description: 'Jobs in Redis per BullMQ state' }),
     workers: z.int().min(0).nullable().meta({
       description:
         'Worker connections BullMQ sees on the queue; null when Redis will not list its clients (CLIENT LIST refused or missing, as on some managed Redis)',
     }),
-    oldestWaitingAgeSeconds: z.number().nullable(),
+    oldestWaitingAgeSeconds: z.number().nullable().meta({
+      description:
+        "Seconds since the job next in line was queued (the head of the fair order); null when none waits. Older jobs may wait in a busy account's backlog: see GET /api/admin/queue/accounts",
+    }),
     throughput: z
       .array(z.object({ minute: z.iso.datetime(), accepted: z.int(), applied: z.int() }))
       .meta({

@@ -1,3 +1,5 @@
+import { fifo, lanes } from './batch-lanes.js';
+
 /** One item handed to a group commit, with the settling of its caller's promise. */
 export interface Submitted<Item, Result> {
   item: Item;
@@ -13,6 +15,12 @@ export interface GroupCommitOptions<Item, Result> {
   maxBatch: number;
   /** Writes one batch and settles each of its items. */
   write: (batch: Array<Submitted<Item, Result>>) => Promise<void>;
+  /**
+   * With it, items are batched in turns by lane (an account) rather than first come
+   * first batched (see lanes in batch-lanes.ts): one lane's backlog then delays its own
+   * items, not another's.
+   */
+  laneOf?: (item: Item) => string;
 }
 
 export interface GroupCommit<Item, Result> {
@@ -36,25 +44,22 @@ export interface GroupCommit<Item, Result> {
 export function createGroupCommit<Item, Result>(
   options: GroupCommitOptions<Item, Result>,
 ): GroupCommit<Item, Result> {
-  const { maxInFlight, maxBatch, write } = options;
-  let pending: Array<Submitted<Item, Result>> = [];
+  const { maxInFlight, maxBatch, write, laneOf } = options;
+  const pending =
+    laneOf === undefined
+      ? fifo<Submitted<Item, Result>>()
+      : lanes<Submitted<Item, Result>>((submitted) => laneOf(submitted.item));
   let inFlight = 0;
   let scheduled = false;
   const idle: Array<() => void> = [];
 
   function schedule() {
-    if (scheduled || pending.length === 0 || inFlight >= maxInFlight) return;
+    if (scheduled || pending.size === 0 || inFlight >= maxInFlight) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
-      while (pending.length > 0 && inFlight < maxInFlight) void flush(takeBatch());
+      while (pending.size > 0 && inFlight < maxInFlight) void flush(pending.take(maxBatch));
     });
-  }
-
-  function takeBatch() {
-    const batch = pending.slice(0, maxBatch);
-    pending = pending.slice(batch.length);
-    return batch;
   }
 
   async function flush(batch: Array<Submitted<Item, Result>>): Promise<void> {
@@ -68,7 +73,7 @@ export function createGroupCommit<Item, Result>(
     } finally {
       inFlight -= 1;
       schedule();
-      if (inFlight === 0 && pending.length === 0) idle.splice(0).forEach((wake) => wake());
+      if (inFlight === 0 && pending.size === 0) idle.splice(0).forEach((wake) => wake());
     }
   }
 
@@ -80,7 +85,7 @@ export function createGroupCommit<Item, Result>(
       });
     },
     drain() {
-      if (inFlight === 0 && pending.length === 0) return Promise.resolve();
+      if (inFlight === 0 && pending.size === 0) return Promise.resolve();
       return new Promise((resolve) => idle.push(resolve));
     },
   };

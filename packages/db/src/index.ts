@@ -14,3 +14,4 @@ export {
   type GroupCommitOptions,
   type Submitted,
 } from './group-commit.js';
+export { readCustomShares } from './queue-shares.js';

@@ -5,6 +5,8 @@ export interface Unfinished {
   id: string;
   event: string | null;
   requestId: string;
+  /** Whose event it is: its job's place in the fair order. */
+  accountId: string;
 }
 
 /**
@@ -18,7 +20,7 @@ export async function unfinishedOlderThan(
 ): Promise<Unfinished[]> {
   const { rows } = await on.query<Unfinished>({
     name: 'unfinished-older-than',
-    text: `SELECT id, event, request_id AS "requestId" FROM webhook_logs
+    text: `SELECT id, event, request_id AS "requestId", account_id AS "accountId" FROM webhook_logs
            WHERE ${unfinished()} AND received_at < now() - make_interval(secs => $1)
            ORDER BY sequence LIMIT $2`,
     values: [olderThanMs / 1000, limit],

@@ -4,6 +4,7 @@ export interface Requeued {
   id: string;
   event: string | null;
   requestId: string;
+  accountId: string;
 }
 
 /**
@@ -34,5 +35,5 @@ export async function replayFailed(
       SELECT account_id, unnest(order_keys), sequence, id FROM replayed
       ON CONFLICT DO NOTHING
     )
-    SELECT id, event, request_id AS "requestId" FROM replayed`;
+    SELECT id, event, request_id AS "requestId", account_id AS "accountId" FROM replayed`;
 }

@@ -1,6 +1,7 @@
 import { Queue, type QueueOptions } from 'bullmq';
 import type { EventName } from '@ingest/contracts';
 import type { Redis } from 'ioredis';
+import { fairPriorities } from './fair-order.js';
 import {
   CONTENT_EVENTS_QUEUE,
   contentJobOptions,
@@ -25,20 +26,33 @@ export function createContentQueue(
   });
 }
 
+/** An event to queue, with its account's weight in the fair order. */
+export interface ContentJob {
+  event: EventName;
+  data: ContentJobData & { accountId: string };
+  weight: number;
+}
+
 /**
- * Queues accepted events in one round trip (BullMQ `addBulk`, one MULTI). The event id
- * is the job id, so adding an event already queued is a no-op.
+ * Queues accepted events in two round trips: their places in the fair order (one script
+ * call), then the jobs (BullMQ `addBulk`, one MULTI). The event id is the job id, so
+ * adding an event already queued is a no-op.
  */
 export async function enqueueContentEvents(
   queue: ContentQueue,
-  events: Array<{ event: EventName; data: ContentJobData }>,
+  jobs: ContentJob[],
   policy: JobPolicy,
 ): Promise<void> {
+  if (jobs.length === 0) return;
+  const priorities = await fairPriorities(
+    queue,
+    jobs.map(({ data, weight }) => ({ accountId: data.accountId, weight })),
+  );
   await queue.addBulk(
-    events.map(({ event, data }) => ({
+    jobs.map(({ event, data }, index) => ({
       name: event,
       data,
-      opts: contentJobOptions(data.eventId, policy),
+      opts: contentJobOptions(data.eventId, policy, priorities[index] ?? 1),
     })),
   );
 }

@@ -11,11 +11,22 @@ export {
   bullPrefix,
   createContentQueue,
   enqueueContentEvents,
+  type ContentJob,
   type ContentQueue,
 } from './content-queue.js';
+export {
+  EVENTS_PER_LEVEL,
+  fairPriorities,
+  pruneFairOrder,
+  rebaseFairOrder,
+  REBASE_LEVEL,
+  type FairJob,
+} from './fair-order.js';
+export { createShareBook, type ShareBook, type ShareBookOptions } from './share-book.js';
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';
 export { requeueEvent, requeueJob, type Requeued } from './requeue.js';
-export { promoteParked, type JobRef } from './parked-jobs.js';
+export { promoteJobs, promoteParked, type JobRef } from './parked-jobs.js';
+export { acquireSlot, releaseSlot, type SlotRequest } from './account-slots.js';
 export { countWorkers, readQueueDepth, type QueueDepth } from './queue-queries.js';
 export {
   createMinuteCounter,

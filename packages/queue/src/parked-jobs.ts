@@ -1,7 +1,4 @@
-import { isEventName } from '@ingest/contracts';
-import { Job } from 'bullmq';
-import type { ContentQueue } from './content-queue.js';
-import type { ContentJobData } from './job-registry.js';
+import { Job, type Queue } from 'bullmq';
 
 export interface JobRef {
   /** The event id, which is the job id. */
@@ -12,21 +9,22 @@ export interface JobRef {
 }
 
 /**
- * Moves the jobs of these events from `delayed` (where a job waiting for an earlier
- * event of its line parks) to `waiting`, so that they run now rather than when their
- * safety-net delay ends. A job in any other state, or none, is left as it is: it is
- * already due to run, or running. One script call a job, sent together; a Job handle
- * built from the id needs no read of the job first. Returns how many were promoted.
+ * Moves these jobs from `delayed` (where a job waiting for an earlier event of its line,
+ * or for a slot of its account's cap, parks) to its queue, so that they run now rather
+ * than when their safety-net delay ends. A job in any other state, or none, is left as it
+ * is: it is already due to run, or running. One script call a job, sent together; the
+ * promotion needs the job's id only, so no job is read first. Returns how many moved.
  */
-export async function promoteParked(queue: ContentQueue, jobs: JobRef[]): Promise<number> {
+export async function promoteJobs(queue: Queue, jobIds: string[]): Promise<number> {
   const outcomes = await Promise.allSettled(
-    jobs.flatMap(({ eventId, event, requestId }) => {
-      if (!isEventName(event)) return [];
-      const data: ContentJobData = { eventId, requestId };
-      return [
-        new Job<ContentJobData, unknown, typeof event>(queue, event, data, {}, eventId).promote(),
-      ];
-    }),
+    jobIds.map((id) => new Job(queue, 'promote', {}, {}, id).promote()),
   );
   return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
 }
+
+/** promoteJobs for the jobs of these events. */
+export const promoteParked = (queue: Queue, jobs: JobRef[]): Promise<number> =>
+  promoteJobs(
+    queue,
+    jobs.map((job) => job.eventId),
+  );

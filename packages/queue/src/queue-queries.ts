@@ -11,20 +11,28 @@ export interface QueueDepth {
   oldestWaitingAgeSeconds: number | null;
 }
 
-/** Jobs per BullMQ state, and how long the job next in line has waited. */
+/**
+ * Jobs per BullMQ state, and how long the job next in line has waited. Content jobs carry
+ * their place in the fair order as a BullMQ priority (fair-order.ts), so the jobs waiting
+ * for a worker are in `prioritized`; `waiting` counts them together with any in BullMQ's
+ * plain list (jobs of an earlier release), so that it keeps meaning "accepted, not yet
+ * taken". The job next in line is the head of the fair order: another account's backlog
+ * may hold older jobs (GET /api/admin/queue/accounts names them).
+ */
 export async function readQueueDepth(
-  queue: Pick<ContentQueue, 'getJobCounts' | 'getWaiting'>,
+  queue: Pick<ContentQueue, 'getJobCounts' | 'getWaiting' | 'getPrioritized'>,
 ): Promise<QueueDepth> {
-  const [counts, next] = await Promise.all([
+  const [counts, plain, ordered] = await Promise.all([
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
-    // Ascending, as getWaiting reads, index 0 is the job next to run: the one that has
-    // waited longest. Index -1 would be the newest, the one added last.
+    // A worker takes BullMQ's plain list first (index 0: the job added first), then the
+    // prioritized set in order (index 0: the lowest priority, the head).
     queue.getWaiting(0, 0),
+    queue.getPrioritized(0, 0),
   ]);
-  const addedAt = next[0]?.timestamp;
+  const addedAt = (plain[0] ?? ordered[0])?.timestamp;
   return {
     counts: {
-      waiting: counts.waiting ?? 0,
+      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
       active: counts.active ?? 0,
       delayed: counts.delayed ?? 0,
       failed: counts.failed ?? 0,

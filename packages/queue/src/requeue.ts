@@ -1,16 +1,21 @@
 import type { EventName } from '@ingest/contracts';
 import type { JobState } from 'bullmq';
 import type { ContentQueue } from './content-queue.js';
+import { fairPriorities } from './fair-order.js';
 import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
 
 export type Requeued = 'added' | 'retried' | 'present' | 'finished';
 
+/** What requeueJob needs of a job BullMQ is done with. */
+interface FinishedJob {
+  retry(state: 'failed' | 'completed'): Promise<void>;
+  changePriority(options: { priority: number }): Promise<void>;
+}
+
 /** What requeueJob needs of a queue, whatever its jobs carry. */
 interface JobLookup {
   getJobState(jobId: string): Promise<JobState | 'unknown'>;
-  getJob(
-    jobId: string,
-  ): Promise<{ retry(state: 'failed' | 'completed'): Promise<void> } | undefined>;
+  getJob(jobId: string): Promise<FinishedJob | undefined>;
 }
 
 /**
@@ -30,6 +35,7 @@ export async function requeueJob(
   jobId: string,
   add: () => Promise<unknown>,
   stillUnfinished: () => Promise<boolean> = () => Promise.resolve(true),
+  beforeRetry: (job: FinishedJob) => Promise<void> = () => Promise.resolve(),
 ): Promise<Requeued> {
   const state = await queue.getJobState(jobId);
   if (state === 'unknown') {
@@ -39,23 +45,33 @@ export async function requeueJob(
   if (state === 'failed' || state === 'completed') {
     if (!(await stillUnfinished())) return 'finished';
     const job = await queue.getJob(jobId);
+    if (job !== undefined) await beforeRetry(job);
     await job?.retry(state).catch(() => undefined); // another process retried it first
     return 'retried';
   }
   return 'present';
 }
 
-/** Puts an event's job back in the content queue (see requeueJob). */
-export const requeueEvent = (
+/**
+ * Puts an event's job back in the content queue (see requeueJob), at a fresh place in
+ * the fair order of its account: what it held before is long past, or from before Redis
+ * lost it.
+ */
+export async function requeueEvent(
   queue: ContentQueue,
-  event: EventName,
-  data: ContentJobData,
+  job: { event: EventName; data: ContentJobData & { accountId: string }; weight: number },
   policy: JobPolicy,
   stillUnfinished?: () => Promise<boolean>,
-): Promise<Requeued> =>
-  requeueJob(
+): Promise<Requeued> {
+  const { event, data } = job;
+  const freshPriority = async () =>
+    (await fairPriorities(queue, [{ accountId: data.accountId, weight: job.weight }]))[0] ?? 1;
+  return requeueJob(
     queue,
     data.eventId,
-    () => queue.add(event, data, contentJobOptions(data.eventId, policy)),
+    async () =>
+      queue.add(event, data, contentJobOptions(data.eventId, policy, await freshPriority())),
     stillUnfinished,
+    async (finished) => finished.changePriority({ priority: await freshPriority() }),
   );
+}

@@ -45,7 +45,7 @@ describe('fair admission', () => {
     expect(admission.state()).toMatchObject({ inService: 2, waiting: 2, tenants: 1 });
 
     admission.finish(first);
-    expect((await settled(third.outcome)).admitted).toBe(true);
+    expect(await settled(third.outcome)).toMatchObject({ admitted: true });
     expect(await settled(fourth.outcome)).toBe('pending');
     expect(admission.state()).toMatchObject({ inService: 2, waiting: 1 });
   });

@@ -40,13 +40,16 @@ export interface AdmissionState {
   waiting: number;
   /** Tenants with a request in service or waiting. */
   tenants: number;
-  /** Places each of them may hold while the API is full. */
+  /** Places a tenant of weight 1 may hold while the API is full. */
   share: number;
 }
 
 export interface FairAdmission {
-  /** Admits, queues or refuses a request of `tenant` that holds `cost` places while it runs. */
-  admit(tenant: Tenant, cost: number): Admission | Queued;
+  /**
+   * Admits, queues or refuses a request of `tenant`, of relative `weight` (its account's),
+   * that holds `cost` places while it runs.
+   */
+  admit(tenant: Tenant, cost: number, weight?: number): Admission | Queued;
   /** The request holding `slot` is answered, or no longer holds anything scarce. */
   finish(slot: Slot): void;
   state(): AdmissionState;
@@ -69,6 +72,7 @@ interface Waiting {
 }
 
 class TenantState {
+  weight = 1;
   inService = 0;
   waiting = 0;
   readonly queue: Waiting[] = [];
@@ -95,6 +99,7 @@ const ADMITTED_UNTRACKED: Admission = { admitted: true, slot: null };
 
 /**
  * Admission control that does not collapse: a fair scheduler in front of the API's work.
+ * (Shares below are in proportion to the tenants' weights: an account's `queueWeight`.)
  *
  * The API works on at most `concurrency` requests at once (it waits in the database pool
  * and the accept batcher beyond that, where every tenant queues behind every other). A
@@ -124,16 +129,21 @@ export function createFairAdmission(
   const rotation: TenantState[] = [];
   let inService = 0;
   let waiting = 0;
-  const share = () => concurrency / Math.max(1, tenants.size);
+  let totalWeight = 0;
+  /** A tenant's share of the places: its weight's part of all the tenants' with work. */
+  const shareOf = (tenant: TenantState) => (concurrency * tenant.weight) / totalWeight;
   const sweeper = setInterval(() => expireWaiting(clock()), Math.min(1_000, QUEUE_TIMEOUT_MS / 10));
   sweeper.unref();
 
-  function stateOf(id: Tenant): TenantState {
+  function stateOf(id: Tenant, weight: number): TenantState {
     let tenant = tenants.get(id);
     if (tenant === undefined) {
       tenant = new TenantState(id);
       tenants.set(id, tenant);
+      tenant.weight = 0;
     }
+    totalWeight += weight - tenant.weight;
+    tenant.weight = weight;
     return tenant;
   }
 
@@ -157,7 +167,7 @@ export function createFairAdmission(
 
   /** Hands free places to waiting tenants: a tenant under its share first, then in turns. */
   function dispatch(finished: TenantState): void {
-    if (finished.inService < share()) startOldest(finished);
+    if (finished.inService < shareOf(finished)) startOldest(finished);
     while (inService < concurrency && rotation.length > 0) {
       const tenant = rotation.shift()!;
       startOldest(tenant);
@@ -175,11 +185,12 @@ export function createFairAdmission(
   function forgetIfIdle(tenant: TenantState): void {
     if (tenant.inService === 0 && tenant.waiting === 0 && !tenant.inRotation) {
       tenants.delete(tenant.id);
+      totalWeight -= tenant.weight;
     }
   }
 
   function refuse(tenant: TenantState, now: number, oldest: Waiting): Refusal {
-    const fair = share();
+    const fair = shareOf(tenant);
     // How long the tenant's queue takes to drain at its pace, and at least how long its
     // oldest request has already stood.
     const drainMs =
@@ -242,11 +253,11 @@ export function createFairAdmission(
   }
 
   return {
-    admit(id, cost) {
+    admit(id, cost, weight = 1) {
       if (concurrency === 0) return ADMITTED_UNTRACKED;
       const now = clock();
-      const tenant = stateOf(id);
-      if (tenant.waiting === 0 && (inService < concurrency || tenant.inService < share())) {
+      const tenant = stateOf(id, weight);
+      if (tenant.waiting === 0 && (inService < concurrency || tenant.inService < shareOf(tenant))) {
         return start(tenant, cost);
       }
       const oldest = tenant.oldest();
@@ -267,7 +278,12 @@ export function createFairAdmission(
       dispatch(tenant);
       forgetIfIdle(tenant);
     },
-    state: () => ({ inService, waiting, tenants: tenants.size, share: share() }),
+    state: () => ({
+      inService,
+      waiting,
+      tenants: tenants.size,
+      share: concurrency / Math.max(1, totalWeight),
+    }),
     busiest: (count) =>
       [...tenants.values()]
         .sort((a, b) => b.inService + b.waiting - (a.inService + a.waiting))

@@ -9,6 +9,7 @@ import type {
   Tenant,
 } from '../admission/fair-admission.js';
 import type { RefusalReason, RefusalReport } from '../admission/refusal-report.js';
+import type { ShareBook } from '@ingest/queue';
 import type { ApiMetrics } from '../metrics.js';
 import { sendProblem } from './problem.js';
 
@@ -41,6 +42,7 @@ export interface Refusal {
 
 export interface AdmissionPluginOptions {
   admission: FairAdmission;
+  shares: ShareBook;
   refusals: RefusalReport;
   metrics: ApiMetrics;
 }
@@ -66,7 +68,7 @@ export const tenantOf = (request: FastifyRequest): Tenant =>
  */
 export const admissionPlugin = fp(
   async (app: FastifyInstance, options: AdmissionPluginOptions) => {
-    const { admission, refusals, metrics } = options;
+    const { admission, refusals, metrics, shares } = options;
     const queued = new WeakMap<FastifyRequest, Queued>();
     app.decorateRequest('admissionSlot', null);
     app.decorateRequest('refusedFor', null);
@@ -84,7 +86,9 @@ export const admissionPlugin = fp(
     app.addHook('preParsing', async (request, reply, payload) => {
       const cost = request.routeOptions.config.admission ?? DEFAULT_COST;
       if (cost === false) return payload;
-      const admitted = admission.admit(tenantOf(request), cost);
+      const { principal } = request;
+      const weight = principal === null ? 1 : shares.shareOf(principal.accountId).weight;
+      const admitted = admission.admit(tenantOf(request), cost, weight);
       let decision: Admission;
       if (admitted.admitted === 'waiting') {
         queued.set(request, admitted);

@@ -2,12 +2,12 @@ import { enqueueContentEvents } from '@ingest/queue';
 import type { ApiClients } from '../clients.js';
 import type { QueuedEvent } from '@ingest/event-log';
 
-type Deps = Pick<ApiClients, 'queue' | 'config' | 'logger'>;
+type Deps = Pick<ApiClients, 'queue' | 'config' | 'logger' | 'shares'>;
 
 /**
- * Queues the jobs of committed events, in one round trip. Redis failing here loses
- * nothing: the rows are the outbox, and the workers' reconciler queues them once Redis
- * is back, so the caller still answers 202.
+ * Queues the jobs of committed events, each at its account's place in the fair order, in
+ * two round trips. Redis failing here loses nothing: the rows are the outbox, and the
+ * workers' reconciler queues them once Redis is back, so the caller still answers 202.
  */
 export async function enqueueOrLeaveToReconciler(deps: Deps, events: QueuedEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -16,7 +16,8 @@ export async function enqueueOrLeaveToReconciler(deps: Deps, events: QueuedEvent
       deps.queue,
       events.map((queued) => ({
         event: queued.event,
-        data: { eventId: queued.id, requestId: queued.requestId },
+        data: { eventId: queued.id, requestId: queued.requestId, accountId: queued.accountId },
+        weight: deps.shares.shareOf(queued.accountId).weight,
       })),
       deps.config.jobs,
     );

@@ -992,6 +992,7 @@ export interface components {
       paused: boolean;
       /** @description Jobs in Redis per BullMQ state */
       counts: {
+        /** @description Jobs of events accepted and not yet taken by a worker (prioritized included) */
         waiting: number;
         active: number;
         /** @description Retries waiting, and jobs parked behind an earlier event of their line */
@@ -999,10 +1000,12 @@ export interface components {
         failed: number;
         completed: number;
         paused: number;
+        /** @description Of the waiting jobs, those in the fair order between accounts (every job queued by this release) */
         prioritized: number;
       };
       /** @description Worker connections BullMQ sees on the queue; null when Redis will not list its clients (CLIENT LIST refused or missing, as on some managed Redis) */
       workers: number | null;
+      /** @description Seconds since the job next in line was queued (the head of the fair order); null when none waits. Older jobs may wait in a busy account's backlog: see GET /api/admin/queue/accounts */
       oldestWaitingAgeSeconds: number | null;
       /** @description Events accepted and applied per minute over the last hour, oldest first */
       throughput: {

@@ -47,14 +47,17 @@ const OUTCOME_HEADERS = { ...PUBLISH_HEADERS, ...PREFERENCE_APPLIED };
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const schemas = createEventSchemas(deps.config.content);
-  // Per account, whichever of its keys sends: more keys buy no more events. Counted in
-  // Redis so that the limit holds across API instances; it fails open when Redis is
-  // unreachable (see plugins/rate-limit.ts). Checked after admission control (before the
-  // body is read), so that a request refused there costs no round trip to Redis.
+  // Per account, whichever of its keys sends: more keys buy no more events (its weight,
+  // set by an operator, does). Counted in Redis so that the limit holds across API
+  // instances; it fails open when Redis is unreachable (see plugins/rate-limit.ts).
+  // Checked after admission control, before the body is read, so that a request refused
+  // there costs no round trip to Redis.
   const perAccountRateLimit = rateLimitHook(app, [
     {
       name: 'content-account',
-      max: deps.config.limits.contentPerAccountPerMinute,
+      max: (request) =>
+        deps.config.limits.contentPerAccountPerMinute *
+        (request.principal === null ? 1 : deps.shares.shareOf(request.principal.accountId).weight),
       windowMs: MINUTE_MS,
       key: (request) =>
         request.principal?.via === 'apiKey' ? request.principal.accountId : undefined,

@@ -5,7 +5,7 @@ import { requeueEvent } from '@ingest/queue';
 import type { ApiDeps } from '../../deps.js';
 import { searchConditions } from './event-search.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger'>;
+type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'shares'>;
 
 const BULK_LIMIT = 10_000;
 
@@ -17,9 +17,13 @@ async function replay(deps: Deps, where: Prisma.Sql, limit: number): Promise<Req
   const rows = await replayFailed(deps.db, where, limit);
   for (const row of rows) {
     if (!isEventName(row.event)) continue;
-    const data = { eventId: row.id, requestId: row.requestId };
+    const job = {
+      event: row.event,
+      data: { eventId: row.id, requestId: row.requestId, accountId: row.accountId },
+      weight: deps.shares.shareOf(row.accountId).weight,
+    };
     // If Redis is away, the row is queued again anyway: the outbox reconciler delivers it.
-    await requeueEvent(deps.queue, row.event, data, deps.config.jobs).catch((error: unknown) =>
+    await requeueEvent(deps.queue, job, deps.config.jobs).catch((error: unknown) =>
       deps.logger.warn(
         { err: error, eventId: row.id },
         'replayed event left to the outbox reconciler',

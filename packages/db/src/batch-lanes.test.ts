@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { fifo, lanes } from './batch-lanes.js';
+
+const laneOf = (item: string) => item.split(':')[0]!;
+const items = (lane: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${lane}:${i}`);
+
+describe('batch lanes', () => {
+  it('fifo takes items in the order they came', () => {
+    const waiting = fifo<string>();
+    for (const item of ['a:0', 'b:0', 'a:1']) waiting.push(item);
+    expect(waiting.take(2)).toEqual(['a:0', 'b:0']);
+    expect(waiting.take(2)).toEqual(['a:1']);
+    expect(waiting.size).toBe(0);
+  });
+
+  it("puts a lane that came behind another's backlog in the next batch, alone", () => {
+    const waiting = lanes(laneOf);
+    for (const item of [...items('busy', 100), 'quiet:0']) waiting.push(item);
+    expect(waiting.take(32)).toEqual(items('busy', 32));
+    // quiet's turn: busy's 68 would not fit beside it, so quiet goes alone.
+    expect(waiting.take(32)).toEqual(['quiet:0']);
+    expect(waiting.take(32)).toEqual(items('busy', 64).slice(32));
+    expect(waiting.size).toBe(36);
+  });
+
+  it('gives busy lanes full batches in turns, and lets small lanes that fit join whole', () => {
+    const waiting = lanes(laneOf);
+    for (const item of [...items('a', 40), ...items('b', 40), ...items('c', 3), ...items('d', 2)]) {
+      waiting.push(item);
+    }
+    expect(waiting.take(32)).toEqual(items('a', 32));
+    expect(waiting.take(32)).toEqual(items('b', 32));
+    // c's turn: c and d fit whole; a and b (8 each) would too, in turn order: a first.
+    expect(waiting.take(32)).toEqual([
+      ...items('c', 3),
+      ...items('d', 2),
+      ...items('a', 40).slice(32),
+      ...items('b', 40).slice(32),
+    ]);
+    expect(waiting.size).toBe(0);
+    expect(waiting.take(32)).toEqual([]);
+  });
+});

@@ -1,0 +1,66 @@
+/** Where a group commit keeps the items waiting for a batch, and how it takes a batch. */
+export interface Waiting<Entry> {
+  readonly size: number;
+  push(entry: Entry): void;
+  take(maxBatch: number): Entry[];
+}
+
+/** First come, first written. */
+export function fifo<Entry>(): Waiting<Entry> {
+  let entries: Entry[] = [];
+  return {
+    get size() {
+      return entries.length;
+    },
+    push: (entry) => entries.push(entry),
+    take(maxBatch) {
+      const batch = entries.slice(0, maxBatch);
+      entries = entries.slice(batch.length);
+      return batch;
+    },
+  };
+}
+
+/**
+ * Items by lane (an account), batches taken in turns: each batch is the next lane's
+ * items, first come first; when that lane has fewer than a batch, lanes whose items all
+ * fit in the room left join it whole. A lane with a handful waiting thus goes in the next
+ * batch to start, alone or with other small ones, never behind a busy lane's backlog nor
+ * inside one of its large batches (whose transaction takes longer); a busy lane still
+ * gets full batches, one each turn.
+ */
+export function lanes<Entry>(laneOf: (entry: Entry) => string): Waiting<Entry> {
+  // Insertion order is the order of turns: a lane that still has items after its turn
+  // goes back to the end.
+  const byLane = new Map<string, Entry[]>();
+  let size = 0;
+  return {
+    get size() {
+      return size;
+    },
+    push(entry) {
+      const lane = laneOf(entry);
+      const queued = byLane.get(lane);
+      if (queued === undefined) byLane.set(lane, [entry]);
+      else queued.push(entry);
+      size += 1;
+    },
+    take(maxBatch) {
+      const first = byLane.entries().next();
+      if (first.done === true) return [];
+      const [lane, entries] = first.value;
+      const batch = entries.splice(0, maxBatch);
+      byLane.delete(lane);
+      if (entries.length > 0) byLane.set(lane, entries);
+      else {
+        for (const [other, waiting] of byLane) {
+          if (batch.length + waiting.length > maxBatch) continue;
+          batch.push(...waiting);
+          byLane.delete(other);
+        }
+      }
+      size -= batch.length;
+      return batch;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// Between accounts, with real worker processes: one account's backlog delays its own
+// events, not another's, and an account's cap on events in flight holds over workers.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, registerAccount } from './support/accounts.js';
+import { accept, articleData, finalReceipt, uniqueSlug } from './support/content.js';
+import { startTestApi, type TestApi } from './support/test-api.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+let api: TestApi;
+const workers: WorkerProcess[] = [];
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+async function publisher() {
+  const account = await registerAccount(api);
+  return { id: account.id, key: (await createKey(api, account)).key };
+}
+
+/** Accepts `count` creates of distinct slugs, `parallel` requests at a time. */
+async function acceptMany(key: string, count: number, parallel = 32): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += parallel) {
+    const batch = Math.min(parallel, count - i);
+    ids.push(
+      ...(await Promise.all(
+        Array.from({ length: batch }, () =>
+          accept(api, key, 'article.create', articleData({ slug: uniqueSlug('bulk') })),
+        ),
+      )),
+    );
+  }
+  return ids;
+}
+
+const finishedOf = async (accountId: string): Promise<number> =>
+  api.deps.db.prisma.webhookLog.count({
+    where: { accountId, status: { in: ['succeeded', 'failed'] } },
+  });
+
+describe('fair queues between accounts', () => {
+  it("applies a quiet account's event without waiting for a busy account's backlog", async () => {
+    const busy = await publisher();
+    const quiet = await publisher();
+    await api.deps.queue.pause();
+    const backlog = await acceptMany(busy.key, 2_000);
+    const first = await accept(api, quiet.key, 'article.create', articleData());
+    await api.deps.queue.resume();
+    workers.push(await startWorkerProcess(api.tag, { WORKER_CONCURRENCY: '16' }));
+
+    await finalReceipt(api, quiet.key, first, 60_000);
+    // In one queue, first come first served, the quiet event would have waited for the
+    // whole backlog. Here it was taken among the first of the queue.
+    const busyDoneBefore = await finishedOf(busy.id);
+    expect(busyDoneBefore).toBeLessThan(backlog.length / 10);
+
+    // And again while the backlog drains: an event of the quiet account goes in among the
+    // next, not behind what the busy account still has queued.
+    const busyLeft = backlog.length - (await finishedOf(busy.id));
+    expect(busyLeft).toBeGreaterThan(backlog.length / 2);
+    const second = await accept(api, quiet.key, 'article.create', articleData());
+    const busyDoneAtAccept = await finishedOf(busy.id);
+    await finalReceipt(api, quiet.key, second, 60_000);
+    const busyDoneMeanwhile = (await finishedOf(busy.id)) - busyDoneAtAccept;
+    expect(busyDoneMeanwhile).toBeLessThan(busyLeft / 4);
+
+    // Fair is not starved: the backlog is applied in full.
+    await expect.poll(() => finishedOf(busy.id), { timeout: 90_000, interval: 500 }).toBe(2_000);
+  }, 150_000);
+
+  it("holds an account's cap on events in flight over two worker processes", async () => {
+    const capped = await publisher();
+    await api.deps.db.prisma.account.update({
+      where: { id: capped.id },
+      data: { maxInFlight: 2 },
+    });
+    await api.deps.queue.pause();
+    const ids = await acceptMany(capped.key, 150);
+    await api.deps.queue.resume();
+    // Started after the cap was set: each reads the accounts' shares when it starts.
+    for (let i = 0; i < 2; i += 1) {
+      workers.push(await startWorkerProcess(api.tag, { WORKER_CONCURRENCY: '16' }));
+    }
+
+    let mostAtOnce = 0;
+    while ((await finishedOf(capped.id)) < ids.length) {
+      const processing = await api.deps.db.prisma.webhookLog.count({
+        where: { accountId: capped.id, status: 'processing' },
+      });
+      mostAtOnce = Math.max(mostAtOnce, processing);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(mostAtOnce).toBeGreaterThanOrEqual(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(2);
+    const failed = await api.deps.db.prisma.webhookLog.count({
+      where: { accountId: capped.id, status: 'failed' },
+    });
+    expect(failed).toBe(0);
+    // Jobs past the cap parked, and were woken as slots were released: waiting for their
+    // safety net (WORKER_LOCK_DURATION_MS, 30 s) instead, the drain would outlast the test.
+    let parked = 0;
+    for (const worker of workers) {
+      const ready = worker.lines.find((line) => line.includes('"msg":"worker ready"')) ?? '{}';
+      const { http } = JSON.parse(ready) as { http: string };
+      const metrics = await (await fetch(`${http}/metrics`)).text();
+      for (const [, n] of metrics.matchAll(/outcome="waiting_for_slot"[^}]*\} (\d+)/g)) {
+        parked += Number(n);
+      }
+    }
+    expect(parked).toBeGreaterThan(0);
+  }, 120_000);
+});
