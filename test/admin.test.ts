@@ -38,6 +38,8 @@ describe('operator access', () => {
       ['POST', '/api/admin/queue/pause'],
       ['GET', '/api/admin/events'],
       ['POST', '/api/admin/events/retry'],
+      ['GET', '/api/admin/queue/accounts'],
+      ['PUT', `/api/admin/accounts/${publisher.id}/share`],
     ] as const) {
       expectProblem(
         await api.app.inject({ method, url, headers: bearer(publisher.token), payload: {} }),

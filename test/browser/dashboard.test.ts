@@ -109,6 +109,10 @@ describe('dashboard', () => {
         await eventually(() => count('waiting')).toBe(30);
         expect(await count('paused')).toBe(30);
         expect(await text('queue-oldest')).not.toBe('—');
+        // Who is waiting: the publisher's row in the accounts panel (polled every 5 s).
+        const mine = page.locator(`[data-account="${publisher.id}"]`);
+        await eventually(async () => mine.getByTestId('account-queued').textContent()).toBe('30');
+        expect(await mine.getByTestId('account-oldest').textContent()).not.toBe('—');
 
         await page.getByTestId('resume-queue').click();
         await eventually(() => text('queue-state')).toBe('running');

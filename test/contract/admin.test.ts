@@ -1,5 +1,6 @@
 // The operator API, fuzzed and held to the document: the session login and logout, the
-// queue and its pause, event search, detail and replay, endpoints, deliveries and resends. Operators come with a bearer token
+// queue and its pause, accounts' backlogs and shares, event search, detail and replay,
+// endpoints, deliveries and resends. Operators come with a bearer token
 // and with the session cookie (and foreign Origins); a worker runs, so that events fail
 // for real, and a replayed event fails again and can be replayed again.
 import { EVENT_NAMES } from '@ingest/contracts';
@@ -149,6 +150,20 @@ beforeAll(async () => {
     ),
     // As for events: a resend without an account would resend other files' deliveries.
     adjust: scopedToAccount(publisher.id),
+  };
+  profiles['GET /api/admin/accounts/{id}/share'] = { pathValues: { id: accountId } };
+  profiles['PUT /api/admin/accounts/{id}/share'] = {
+    pathValues: { id: accountId },
+    body: nearValid(
+      fc.record({
+        weight: fc.integer({ min: 1, max: 1_000 }),
+        maxInFlight: fc.option(fc.integer({ min: 1, max: 10_000 })),
+      }),
+      {
+        weight: fc.oneof(fc.constantFrom(0, -1, 1.5, 1_001, '2'), hostileValue),
+        maxInFlight: fc.oneof(fc.constantFrom(0, 10_001, 2.5, '3'), hostileValue),
+      },
+    ),
   };
   profiles['POST /api/admin/events/{id}/retry'] = { pathValues: { id: eventId } };
   profiles['POST /api/admin/events/retry'] = {

@@ -2,6 +2,7 @@
 // Types only from @ingest/contracts: its values would bring zod into the page.
 import type {
   Account,
+  AccountBacklogList,
   AdminDelivery,
   AdminEndpointList,
   DeliveryResendRequest,
@@ -83,6 +84,9 @@ export const adminApi = {
     request<{ account: Account }>('POST', '/api/admin/session', { email, password }),
   logout: () => request<null>('DELETE', '/api/admin/session'),
   queue: () => request<QueueState>('GET', '/api/admin/queue'),
+  /** The accounts with the most unfinished events first. */
+  accountBacklogs: (limit = 10) =>
+    request<AccountBacklogList>('GET', `/api/admin/queue/accounts?limit=${limit}`),
   pause: () => request<PauseState>('POST', '/api/admin/queue/pause', {}),
   resume: () => request<PauseState>('POST', '/api/admin/queue/resume', {}),
   storage: () => request<EventLogStorage>('GET', '/api/admin/storage'),

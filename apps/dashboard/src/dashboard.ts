@@ -7,6 +7,7 @@ import { createEndpointsPanel } from './endpoints-panel';
 import { createEventDetail } from './event-detail';
 import { createEventSearch } from './event-search';
 import { OPERATOR_KEY } from './login';
+import { createAccountsPanel } from './accounts-panel';
 import { createQueuePanel } from './queue-panel';
 import { createStoragePanel } from './storage-panel';
 import { createThroughputChart } from './throughput-chart';
@@ -15,6 +16,8 @@ const BASE = import.meta.env.BASE_URL;
 const POLL_MS = 2000;
 const STORAGE_POLL_MS = 60_000;
 const ENDPOINTS_POLL_MS = 10_000;
+/** The backlog by account costs a pass over the unfinished events: read less often. */
+const ACCOUNTS_POLL_MS = 5_000;
 
 const toLogin = (reason: string) => location.assign(`${BASE}login?reason=${reason}`);
 
@@ -77,6 +80,13 @@ export function renderDashboard(root: HTMLElement): void {
       storage.showError(messageOf(failure));
     }
   });
+  const pollAccounts = polled(ACCOUNTS_POLL_MS, async () => {
+    try {
+      accounts.update(await adminApi.accountBacklogs());
+    } catch (failure) {
+      accounts.showError(messageOf(failure));
+    }
+  });
   const pollEndpoints = polled(ENDPOINTS_POLL_MS, async () => {
     try {
       endpoints.update(await adminApi.endpoints());
@@ -85,6 +95,7 @@ export function renderDashboard(root: HTMLElement): void {
     }
   });
   const queue = createQueuePanel(poll);
+  const accounts = createAccountsPanel();
   const endpoints = createEndpointsPanel(pollEndpoints);
   const storage = createStoragePanel(pollStorage);
   const chart = createThroughputChart();
@@ -93,6 +104,7 @@ export function renderDashboard(root: HTMLElement): void {
   document.addEventListener('visibilitychange', () => {
     if (document.hidden) return;
     poll();
+    pollAccounts();
     pollStorage();
     pollEndpoints();
   });
@@ -103,12 +115,14 @@ export function renderDashboard(root: HTMLElement): void {
       'main',
       { class: 'layout' },
       el('div', { class: 'overview' }, queue.element, chart.element),
+      accounts.element,
       el('div', { class: 'investigate' }, search.element, detail.element),
       endpoints.element,
       storage.element,
     ),
   );
   poll();
+  pollAccounts();
   pollStorage();
   pollEndpoints();
   void search.search();

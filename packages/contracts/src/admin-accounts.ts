@@ -19,3 +19,33 @@ export const AccountShareSchema = z
 export type AccountShare = z.infer<typeof AccountShareSchema>;
 
 export const DEFAULT_ACCOUNT_SHARE: AccountShare = { weight: 1, maxInFlight: null };
+
+/** An account with events not yet finished: what it has waiting, and its share. */
+export const AccountBacklogSchema = z
+  .object({
+    accountId: z.uuid(),
+    handle: z.string(),
+    queued: z.int().min(0).meta({ description: 'Events accepted and not yet taken' }),
+    processing: z.int().min(0).meta({ description: 'Events being applied (or retried)' }),
+    oldestWaitingAgeSeconds: z.number().nullable().meta({
+      description: 'Seconds since its oldest queued event was accepted; null when none is queued',
+    }),
+    share: AccountShareSchema,
+  })
+  .meta({ id: 'AccountBacklog' });
+export type AccountBacklog = z.infer<typeof AccountBacklogSchema>;
+
+export const AccountBacklogListSchema = z
+  .object({
+    accounts: z.array(AccountBacklogSchema).meta({
+      description: 'The accounts with the most unfinished events first',
+    }),
+  })
+  .meta({ id: 'AccountBacklogList' });
+export type AccountBacklogList = z.infer<typeof AccountBacklogListSchema>;
+
+export const AccountBacklogQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export const AccountIdParamsSchema = z.strictObject({ id: z.uuid() });

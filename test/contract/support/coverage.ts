@@ -54,6 +54,9 @@ export const GROUPS = {
     'GET /api/admin/deliveries',
     'POST /api/admin/deliveries/{id}/resend',
     'POST /api/admin/deliveries/resend',
+    'GET /api/admin/queue/accounts',
+    'GET /api/admin/accounts/{id}/share',
+    'PUT /api/admin/accounts/{id}/share',
   ],
 } as const;
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
+import { adminAccountRoutes } from './accounts.js';
 import { adminDeliveryRoutes } from './deliveries.js';
 import { adminOperationRoutes } from './operations.js';
 import { adminSessionRoutes } from './session.js';
@@ -9,4 +10,5 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app,
   await app.register(adminSessionRoutes, { deps });
   await app.register(adminOperationRoutes, { deps });
   await app.register(adminDeliveryRoutes, { deps });
+  await app.register(adminAccountRoutes, { deps });
 };
