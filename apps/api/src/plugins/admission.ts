@@ -95,17 +95,23 @@ export const admissionPlugin = fp(
         decision = await admitted.outcome;
         queued.delete(request);
       } else decision = admitted;
-      if (decision.admitted) request.admissionSlot = decision.slot;
-      else if (!request.raw.destroyed) app.refuse(request, reply, refusalOf(decision, cost));
+      if (decision.admitted) {
+        request.admissionSlot = decision.slot;
+        if (decision.slot !== null) releaseIfAbandoned(request, reply, admission);
+      } else if (!request.raw.destroyed) app.refuse(request, reply, refusalOf(decision, cost));
       return payload;
     });
 
-    app.addHook('onResponse', async (request) => releaseAdmission(request, admission));
-    app.addHook('onRequestAbort', async (request) => {
-      // Gone while waiting: it leaves its queue (and the hook sends nothing).
-      queued.get(request)?.cancel();
+    // A request holds its places until it has its answer (its work is done), whether or
+    // not its client is still there to receive it: one that left mid-way still has its
+    // query or its batch in flight, and letting others in meanwhile would pile them up in
+    // the pool behind it.
+    app.addHook('onSend', async (request, _reply, payload) => {
       releaseAdmission(request, admission);
+      return payload;
     });
+    // Gone while waiting: it leaves its queue, holding nothing (the hook sends nothing).
+    app.addHook('onRequestAbort', async (request) => queued.get(request)?.cancel());
     app.addHook('onClose', async () => refusals.flush());
   },
   { name: 'admission' },
@@ -138,6 +144,23 @@ function refusalOf(refused: AdmissionRefusal, cost: number): Refusal {
       'ratelimit-reset': seconds,
     },
   };
+}
+
+/**
+ * Should a request whose client has gone never reach its answer (a handler that hangs),
+ * its places come back after this long anyway: a place lost is lost to every tenant.
+ */
+const ABANDONED_MS = 30_000;
+
+function releaseIfAbandoned(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  admission: FairAdmission,
+): void {
+  reply.raw.once('close', () => {
+    if (request.admissionSlot === null) return;
+    setTimeout(() => releaseAdmission(request, admission), ABANDONED_MS).unref();
+  });
 }
 
 /**

@@ -67,6 +67,7 @@ export function createApiKeyAuthenticator(deps: Deps): ApiKeyAuthenticator {
   const cache =
     ttl > 0 ? new LRUCache<string, CachedKey>({ max: MAX_CACHED_KEYS, ttl }) : undefined;
   const keyOf = (hash: Uint8Array) => Buffer.from(hash).toString('base64');
+  const loading = new Map<string, Promise<CachedKey>>();
 
   async function load(hash: Uint8Array<ArrayBuffer>, now: Date): Promise<CachedKey> {
     const apiKey = await deps.db.prisma.apiKey.findUnique({ where: { keyHash: hash } });
@@ -107,7 +108,14 @@ export function createApiKeyAuthenticator(deps: Deps): ApiKeyAuthenticator {
       const cacheKey = keyOf(hash);
       let key = cache?.get(cacheKey);
       if (key === undefined) {
-        key = await load(hash, now);
+        // One read per key at a time: when a busy key's entry lapses, the hundreds of its
+        // requests in flight would otherwise each read it, all at once, every TTL.
+        let reading = loading.get(cacheKey);
+        if (reading === undefined) {
+          reading = load(hash, now).finally(() => loading.delete(cacheKey));
+          loading.set(cacheKey, reading);
+        }
+        key = await reading;
         cache?.set(cacheKey, key);
       }
       if (key.revoked || (key.expiresAt !== null && key.expiresAt <= now.getTime()))
