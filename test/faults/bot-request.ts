@@ -41,6 +41,16 @@ export function quantile(values: number[], fraction: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0);
 }
 
+/** The answers that were not a 2xx, and network errors: `503x40 net:12`. */
+export function retriedAnswers(counters: BotCounters): string {
+  const parts = [...counters.byStatus]
+    .filter(([status]) => status >= 300)
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}x${count}`);
+  if (counters.networkErrors > 0) parts.push(`net:${counters.networkErrors}`);
+  return parts.join(' ') || '-';
+}
+
 export interface PublishRequest {
   baseUrl: string;
   apiKey: string;

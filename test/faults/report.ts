@@ -1,8 +1,8 @@
 // The results table, for the terminal and for test/faults/results/latest.md, and what
-// scenarios with a companion (webhook receivers) add to it.
+// scenarios with a companion (webhook receivers, a noisy neighbour) add to it.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { quantile, type BotCounters } from './bot-request.js';
+import { quantile, retriedAnswers } from './bot-request.js';
 import { markdownTable } from './markdown-table.js';
 import { passed, type ScenarioResult } from './run-scenario.js';
 
@@ -53,16 +53,6 @@ function replays(result: ScenarioResult): string {
     else duplicates += replayed;
   }
   return `${duplicates}/${lostAnswers}`;
-}
-
-/** The answers that were not a 2xx, and network errors: `503x40 net:12`. */
-function retriedAnswers(counters: BotCounters): string {
-  const parts = [...counters.byStatus]
-    .filter(([status]) => status >= 300)
-    .sort(([a], [b]) => a - b)
-    .map(([status, count]) => `${status}x${count}`);
-  if (counters.networkErrors > 0) parts.push(`net:${counters.networkErrors}`);
-  return parts.join(' ') || '-';
 }
 
 function rowOf(result: ScenarioResult): string[] {
@@ -120,7 +110,7 @@ export function findings(results: ScenarioResult[], limit = 8): string[] {
   return lines;
 }
 
-/** What companions (webhook receivers) found besides the ledger: a summary and a table each. */
+/** What companions found besides the ledger: a summary and a table each. */
 export function companionReport(results: ScenarioResult[]): string[] {
   return results.flatMap(({ scenario, companion }) =>
     companion === undefined

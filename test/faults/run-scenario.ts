@@ -47,7 +47,7 @@ export interface ScenarioResult {
    * companion's checks failed.
    */
   problems: string[];
-  /** What the scenario's companion (webhook receivers) found, when it has one. */
+  /** What the scenario's companion (webhook receivers, a noisy neighbour) found, if any. */
   companion?: CompanionVerdict;
   /** What the checks read, kept for the ledger's self-check. */
   snapshot: LedgerSnapshot;
@@ -82,7 +82,14 @@ export async function runScenario(
     2,
   );
   // Before the load, so that it sees all of it (webhook endpoints are told of every change).
-  const companion = await scenario.companion?.({ cluster, account, log });
+  const companion = await scenario.companion?.({
+    cluster,
+    account,
+    log,
+    tag,
+    mode: settings.mode,
+    seed: settings.seed + index,
+  });
   const shape = scenario.shape?.[settings.mode] ?? settings.shape;
   const scripts = planWorkload({
     tag,

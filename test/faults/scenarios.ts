@@ -2,10 +2,12 @@
 // run-scenario.ts) and returns when the system has been given back everything it lost:
 // the checks then judge whether it recovered by itself. A scenario may also bring its own
 // traffic (`shape`); the others share the run's. It may also put something else under
-// test besides the events (`companion`): webhook receivers, judged by checks of their own.
+// test besides the events (`companion`): webhook receivers, or another account's flood,
+// judged by checks of their own.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PublisherAccount } from '@ingest/test-harness';
 import type { Cluster } from './harness.js';
+import { startNoisyNeighbour } from './noisy-neighbour.js';
 import { startWebhookReceivers } from './webhook-scenario.js';
 import { SPREAD_MIX, type EventMix, type WorkloadShape } from './workload.js';
 
@@ -39,12 +41,16 @@ export interface CompanionSetup {
   cluster: Cluster;
   account: PublisherAccount;
   log: (line: string) => void;
+  /** The scenario's tag (unique to the run), the run's mode, and the scenario's seed. */
+  tag: string;
+  mode: 'quick' | 'full';
+  seed: number;
 }
 
 /**
  * Something else a scenario puts under test besides the events (webhook receivers and
- * their endpoints): it acts during the load, alongside the fault, and is judged once the
- * events have drained. A problem it finds fails the scenario.
+ * their endpoints, another account's flood): it acts during the load, alongside the
+ * fault, and is judged once the events have drained. A problem it finds fails the scenario.
  */
 export interface Companion {
   alongside(context: FaultContext): Promise<void>;
@@ -173,6 +179,14 @@ export const SCENARIOS: Scenario[] = [
       'webhook receivers down, answering 500, or slow past the timeout, then back; SIGKILL worker 1 mid-delivery, restart it; SIGKILL worker 2 later, restart it',
     inject: killWorkersInTurn,
     companion: startWebhookReceivers,
+  },
+  {
+    // The run's traffic is the quiet account; another account floods the queue meanwhile.
+    name: 'noisy-neighbour',
+    fault:
+      'another account floods the API with a backlog of thousands of events from before the load; SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
+    inject: killWorkersInTurn,
+    companion: startNoisyNeighbour,
   },
   {
     // Last: on code that orders a slug's events slowly, what it leaves unfinished would
