@@ -64,6 +64,37 @@ describe('the per-account content rate limit', () => {
   });
 });
 
+describe('the per-account receipt rate limit', () => {
+  it("counts an account's receipt reads, by key or token, and answers 429 past it", async () => {
+    const limited = await api({ RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: '3' });
+    const account = await registerAccount(limited);
+    const { key } = await createKey(limited, account);
+    const id = await accept(limited, key, 'article.delete', { slug: 'x' });
+    const read = (headers: Record<string, string>) =>
+      limited.app.inject({ method: 'GET', url: `/api/webhooks/content/${id}`, headers });
+    const statuses = [
+      (await read({ 'x-api-key': key })).statusCode,
+      (await read({ authorization: `Bearer ${account.token}` })).statusCode,
+      (await read({ 'x-api-key': key })).statusCode,
+    ];
+    expect(statuses).toEqual([200, 200, 200]);
+    const refused = await read({ authorization: `Bearer ${account.token}` });
+    expectProblem(refused, 429, 'RATE_LIMITED');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.headers['ratelimit-limit']).toBe('3');
+    // Another account reads on.
+    const other = await registerAccount(limited);
+    const otherKey = (await createKey(limited, other)).key;
+    const otherId = await accept(limited, otherKey, 'article.delete', { slug: 'x' });
+    const theirs = await limited.app.inject({
+      method: 'GET',
+      url: `/api/webhooks/content/${otherId}`,
+      headers: { 'x-api-key': otherKey },
+    });
+    expect(theirs.statusCode).toBe(200);
+  });
+});
+
 describe('admission control, in a real API process', () => {
   const FLOOD_CONNECTIONS = 200;
   const FLOOD_MS = 3_000;
@@ -84,6 +115,8 @@ describe('admission control, in a real API process', () => {
       PORT: String(port),
       ADMISSION_CONCURRENCY: '8',
       ADMISSION_MAX_QUEUE_MS: '20',
+      // Admission control is what this measures, not the receipt rate limit.
+      RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: '10000000',
     });
     base = `http://127.0.0.1:${port}`;
     const publisher = async () => {

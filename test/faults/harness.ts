@@ -83,6 +83,7 @@ export async function startCluster(options: { workers: number; log: (line: strin
       RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: '100000',
       RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '100000',
       RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: '10000000',
+      RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: '10000000',
       // Admission control keeps its default: the bots retry what it refuses, as they
       // retry any 429 or 503, and the checks hold the API to losing none of it.
     };

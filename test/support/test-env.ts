@@ -22,6 +22,7 @@ export function testEnv(tag: string, overrides: Env = {}): Env {
     RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: '100000',
     RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: '100000',
     RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: '1000000',
+    RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: '1000000',
     // Test files share two cores and send bursts: refusing those is not what they test,
     // except the tests about admission control, which turn it on.
     ADMISSION_CONCURRENCY: '0',

@@ -7,6 +7,7 @@ import {
 } from 'fastify-type-provider-zod';
 import type { ApiDeps } from './deps.js';
 import { admissionPlugin } from './plugins/admission.js';
+import { earlyRefusalServer } from './plugins/early-refusal.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { dashboardPlugin } from './plugins/dashboard.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
@@ -49,6 +50,8 @@ export async function buildApp(deps: ApiDeps) {
     return503OnClosing: false,
     // And a missing Host our 400 problem (plugins/host-header.ts), not Node's bare one.
     http: { requireHostHeader: false },
+    // Requests of an account that admission control refuses now are answered before Fastify.
+    serverFactory: earlyRefusalServer(deps),
   }).withTypeProvider<ZodTypeProvider>();
   app.decorateRequest('eventId', null);
   // Every route as registered, so that a test can hold the OpenAPI document to all of them.

@@ -66,6 +66,8 @@ export interface ApplyBatcher {
 
 /** Heads in one transaction at most: enough to amortise it, few enough to hold locks briefly. */
 const MAX_HEADS_PER_TRANSACTION = 32;
+/** Accounts with this many heads waiting, or fewer, may go in the spare transaction. */
+const EXPRESS_HEADS = 4;
 /**
  * How long one transaction may take in all. Prisma's default of 5 s leaves little room for
  * one of up to 256 events that may wait on row locks (a head's, a new category's) under
@@ -102,12 +104,14 @@ export function createApplyBatcher(
 ): ApplyBatcher {
   const context = { ...deps, waker, categories: createCategoryResolver(deps.categoryCache) };
   const group = createGroupCommit<ClaimedHead, Applied | undefined>({
-    // Leave the rest of the pool to claims and failure records.
+    // Leave the rest of the pool to claims and failure records (and the spare transaction).
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_HEADS_PER_TRANSACTION,
     // Transactions in turns by account: a quiet account's event goes in the next one to
-    // start, not behind (or inside) a busy account's backlog.
+    // start, not behind (or inside) a busy account's backlog; and while busy accounts
+    // hold every transaction, a spare one takes accounts with a few heads at once.
     laneOf: (head) => head.row.accountId,
+    expressItems: EXPRESS_HEADS,
     write: (batch) => settleBatch(batch, (heads, caps) => applyAndWake(context, heads, caps)),
   });
   return { apply: (head) => group.submit(head) };

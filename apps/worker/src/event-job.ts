@@ -100,8 +100,8 @@ async function runEventJob(
   if (!parsed.success) {
     throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
   }
-  const { eventId, requestId } = parsed.data;
-  const claim = await parts.claims.claim(eventId);
+  const { eventId, requestId, accountId } = parsed.data;
+  const claim = await parts.claims.claim(eventId, accountId);
   switch (claim.outcome) {
     case 'missing':
       throw new UnrecoverableError(`event ${eventId} is not recorded`);

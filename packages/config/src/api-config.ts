@@ -46,6 +46,8 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE: envInteger(10, { min: 1 }),
   /** Content events per account (all its keys together) per minute, times its queue weight. */
   RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: envInteger(12_000, { min: 1 }),
+  /** Receipt reads per account per minute, times its weight: enough to read each event thrice. */
+  RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: envInteger(36_000, { min: 1 }),
   /** Requests the API works on at once, shared fairly between tenants; 0: no admission control. */
   ADMISSION_CONCURRENCY: envInteger(128, { min: 0, max: 100_000 }),
   /** How long a tenant's requests may queue for a place before its new ones are refused. */
@@ -78,6 +80,7 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
       loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,
       loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
       contentPerAccountPerMinute: env.RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE,
+      receiptsPerAccountPerMinute: env.RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE,
     },
     admission: {
       concurrency: env.ADMISSION_CONCURRENCY,

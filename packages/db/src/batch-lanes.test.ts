@@ -41,4 +41,21 @@ describe('batch lanes', () => {
     expect(waiting.size).toBe(0);
     expect(waiting.take(32)).toEqual([]);
   });
+
+  it('takes only the small lanes, whole, for a spare batch', () => {
+    const waiting = lanes(laneOf);
+    for (const item of [
+      ...items('busy', 50),
+      ...items('a', 2),
+      ...items('b', 3),
+      ...items('c', 4),
+    ]) {
+      waiting.push(item);
+    }
+    // a and b fit in 6; c would not, nor busy: they wait for the regular batches.
+    expect(waiting.takeSmall(6)).toEqual([...items('a', 2), ...items('b', 3)]);
+    expect(waiting.size).toBe(54);
+    expect(waiting.take(32)).toEqual(items('busy', 32));
+    expect(fifo<string>().takeSmall(6)).toEqual([]);
+  });
 });

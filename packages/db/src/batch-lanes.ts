@@ -3,6 +3,8 @@ export interface Waiting<Entry> {
   readonly size: number;
   push(entry: Entry): void;
   take(maxBatch: number): Entry[];
+  /** Only lanes with at most `maxItems` waiting, whole, in turn, up to `maxItems` items. */
+  takeSmall(maxItems: number): Entry[];
 }
 
 /** First come, first written. */
@@ -18,6 +20,8 @@ export function fifo<Entry>(): Waiting<Entry> {
       entries = entries.slice(batch.length);
       return batch;
     },
+    // Without lanes there is nothing small to tell apart.
+    takeSmall: () => [],
   };
 }
 
@@ -58,6 +62,16 @@ export function lanes<Entry>(laneOf: (entry: Entry) => string): Waiting<Entry> {
           batch.push(...waiting);
           byLane.delete(other);
         }
+      }
+      size -= batch.length;
+      return batch;
+    },
+    takeSmall(maxItems) {
+      const batch: Entry[] = [];
+      for (const [lane, waiting] of byLane) {
+        if (batch.length + waiting.length > maxItems) continue;
+        batch.push(...waiting);
+        byLane.delete(lane);
       }
       size -= batch.length;
       return batch;

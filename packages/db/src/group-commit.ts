@@ -21,6 +21,12 @@ export interface GroupCommitOptions<Item, Result> {
    * items, not another's.
    */
   laneOf?: (item: Item) => string;
+  /**
+   * With lanes: one write beyond `maxInFlight` for lanes with at most this many items
+   * waiting, whole (a quiet account's): while busy lanes fill every other write, their
+   * items then start at once instead of waiting for one to end.
+   */
+  expressItems?: number;
 }
 
 export interface GroupCommit<Item, Result> {
@@ -44,26 +50,35 @@ export interface GroupCommit<Item, Result> {
 export function createGroupCommit<Item, Result>(
   options: GroupCommitOptions<Item, Result>,
 ): GroupCommit<Item, Result> {
-  const { maxInFlight, maxBatch, write, laneOf } = options;
+  const { maxInFlight, maxBatch, write, laneOf, expressItems = 0 } = options;
   const pending =
     laneOf === undefined
       ? fifo<Submitted<Item, Result>>()
       : lanes<Submitted<Item, Result>>((submitted) => laneOf(submitted.item));
   let inFlight = 0;
+  let expressInFlight = false;
   let scheduled = false;
   const idle: Array<() => void> = [];
 
+  const expressFree = () => expressItems > 0 && !expressInFlight;
+
   function schedule() {
-    if (scheduled || pending.size === 0 || inFlight >= maxInFlight) return;
+    if (scheduled || pending.size === 0) return;
+    if (inFlight >= maxInFlight && !expressFree()) return;
     scheduled = true;
     setImmediate(() => {
       scheduled = false;
       while (pending.size > 0 && inFlight < maxInFlight) void flush(pending.take(maxBatch));
+      if (pending.size > 0 && expressFree()) {
+        const small = pending.takeSmall(Math.min(expressItems, maxBatch));
+        if (small.length > 0) void flush(small, true);
+      }
     });
   }
 
-  async function flush(batch: Array<Submitted<Item, Result>>): Promise<void> {
-    inFlight += 1;
+  async function flush(batch: Array<Submitted<Item, Result>>, express = false): Promise<void> {
+    if (express) expressInFlight = true;
+    else inFlight += 1;
     try {
       await write(batch);
     } catch (error) {
@@ -71,9 +86,12 @@ export function createGroupCommit<Item, Result>(
       // (settling a promise twice changes nothing).
       for (const submitted of batch) submitted.reject(error);
     } finally {
-      inFlight -= 1;
+      if (express) expressInFlight = false;
+      else inFlight -= 1;
       schedule();
-      if (inFlight === 0 && pending.size === 0) idle.splice(0).forEach((wake) => wake());
+      if (inFlight === 0 && !expressInFlight && pending.size === 0) {
+        idle.splice(0).forEach((wake) => wake());
+      }
     }
   }
 
@@ -85,7 +103,7 @@ export function createGroupCommit<Item, Result>(
       });
     },
     drain() {
-      if (inFlight === 0 && pending.size === 0) return Promise.resolve();
+      if (inFlight === 0 && !expressInFlight && pending.size === 0) return Promise.resolve();
       return new Promise((resolve) => idle.push(resolve));
     },
   };

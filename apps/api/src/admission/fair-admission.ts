@@ -52,6 +52,11 @@ export interface FairAdmission {
   admit(tenant: Tenant, cost: number, weight?: number): Admission | Queued;
   /** The request holding `slot` is answered, or no longer holds anything scarce. */
   finish(slot: Slot): void;
+  /**
+   * The refusal `admit` would answer `tenant` with now because its queue stands, if so;
+   * undefined otherwise. Changes nothing: for refusing before any other work.
+   */
+  standingRefusal(tenant: Tenant): Refusal | undefined;
   state(): AdmissionState;
   /** The tenants holding or wanting the most places, for the refusal log. */
   busiest(count: number): Array<{ tenant: Tenant; inService: number; waiting: number }>;
@@ -277,6 +282,14 @@ export function createFairAdmission(
       tenant.completedAt = now;
       dispatch(tenant);
       forgetIfIdle(tenant);
+    },
+    standingRefusal(id) {
+      if (concurrency === 0) return undefined;
+      const tenant = tenants.get(id);
+      const oldest = tenant?.oldest();
+      if (tenant === undefined || oldest === undefined) return undefined;
+      const now = clock();
+      return now - oldest.since > maxQueueMs ? refuse(tenant, now, oldest) : undefined;
     },
     state: () => ({
       inService,

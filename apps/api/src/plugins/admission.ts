@@ -56,9 +56,11 @@ export interface AdmissionPluginOptions {
  */
 const DEFAULT_COST = 4;
 
+export const tenantOfAccount = (accountId: string): Tenant => `account:${accountId}`;
+
 /** An account's requests count together, whichever key or token sends them; others by address. */
 export const tenantOf = (request: FastifyRequest): Tenant =>
-  request.principal === null ? `ip:${request.ip}` : `account:${request.principal.accountId}`;
+  request.principal === null ? `ip:${request.ip}` : tenantOfAccount(request.principal.accountId);
 
 /**
  * Admission control (../admission) on every route but probes and scrapes. It runs before
@@ -121,7 +123,7 @@ export const admissionPlugin = fp(
  * The refusal's answer. Shares are in places; the headers count requests like this one
  * (a share of 64 places is 16 requests of cost 4 in flight at once).
  */
-function refusalOf(refused: AdmissionRefusal, cost: number): Refusal {
+export function refusalOf(refused: AdmissionRefusal, cost: number): Refusal {
   const seconds = String(refused.retryAfterSeconds);
   if (refused.reason === 'overloaded') {
     return {

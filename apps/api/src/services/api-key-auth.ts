@@ -54,6 +54,11 @@ export interface ApiKeyAuthenticator {
   authenticate(presented: string | undefined): Promise<AuthenticatedKey>;
   /** Drops a key from this instance's cache at once (after a revocation or a change here). */
   forget(keyHash: Uint8Array): void;
+  /**
+   * The account of a key this instance knows to be valid now, from its cache alone (no
+   * read); undefined when it does not know. For refusing before any other work.
+   */
+  cachedAccountOf(presented: string): string | undefined;
 }
 
 /**
@@ -134,6 +139,13 @@ export function createApiKeyAuthenticator(deps: Deps): ApiKeyAuthenticator {
     },
     forget(keyHash) {
       cache?.delete(keyOf(keyHash));
+    },
+    cachedAccountOf(presented) {
+      if (cache === undefined || !isWellFormedApiKey(presented)) return undefined;
+      const key = cache.get(keyOf(hashApiKey(presented)));
+      if (key === undefined || key.revoked) return undefined;
+      if (key.expiresAt !== null && key.expiresAt <= Date.now()) return undefined;
+      return key.accountId;
     },
   };
 }

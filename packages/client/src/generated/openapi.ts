@@ -3916,6 +3916,12 @@ export interface operations {
       /** @description A page of receipts */
       200: {
         headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;
@@ -3927,56 +3933,6 @@ export interface operations {
       /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
       400: {
         headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: UNAUTHENTICATED */
-      401: {
-        headers: {
-          /** @description The schemes this operation takes */
-          'www-authenticate'?: string;
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
-      403: {
-        headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
-      405: {
-        headers: {
-          /** @description The methods this path takes */
-          allow?: string;
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          'retry-after'?: number;
           /** @description Requests allowed in the window */
           'ratelimit-limit'?: number;
           /** @description Requests left in the window */
@@ -3991,9 +3947,89 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED */
+      429: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Error: INTERNAL_ERROR */
       500: {
         headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;
@@ -4005,6 +4041,12 @@ export interface operations {
       /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
       503: {
         headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
           /** @description Seconds to wait before trying again */
           'retry-after'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -4344,6 +4386,12 @@ export interface operations {
       /** @description The event's receipt */
       200: {
         headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;
@@ -4355,89 +4403,6 @@ export interface operations {
       /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
       400: {
         headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: UNAUTHENTICATED */
-      401: {
-        headers: {
-          /** @description The schemes this operation takes */
-          'www-authenticate'?: string;
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
-      403: {
-        headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
-      404: {
-        headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
-      405: {
-        headers: {
-          /** @description The methods this path takes */
-          allow?: string;
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: EVENT_EXPIRED */
-      410: {
-        headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
-      414: {
-        headers: {
-          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
-          'x-request-id': string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
-      429: {
-        headers: {
-          /** @description Seconds to wait before trying again */
-          'retry-after'?: number;
           /** @description Requests allowed in the window */
           'ratelimit-limit'?: number;
           /** @description Requests left in the window */
@@ -4452,9 +4417,140 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: EVENT_EXPIRED */
+      410: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED */
+      429: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Error: INTERNAL_ERROR */
       500: {
         headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;
@@ -4466,6 +4562,12 @@ export interface operations {
       /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
       503: {
         headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
           /** @description Seconds to wait before trying again */
           'retry-after'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */

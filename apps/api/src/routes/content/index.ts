@@ -11,6 +11,7 @@ import {
   receiptPath,
 } from '@ingest/contracts';
 import { MINUTE_MS } from '@ingest/domain';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
@@ -52,17 +53,33 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
   // instances; it fails open when Redis is unreachable (see plugins/rate-limit.ts).
   // Checked after admission control, before the body is read, so that a request refused
   // there costs no round trip to Redis.
+  const weighted = (perMinute: number) => (request: FastifyRequest) =>
+    perMinute *
+    (request.principal === null ? 1 : deps.shares.shareOf(request.principal.accountId).weight);
   const perAccountRateLimit = rateLimitHook(app, [
     {
       name: 'content-account',
-      max: (request) =>
-        deps.config.limits.contentPerAccountPerMinute *
-        (request.principal === null ? 1 : deps.shares.shareOf(request.principal.accountId).weight),
+      max: weighted(deps.config.limits.contentPerAccountPerMinute),
       windowMs: MINUTE_MS,
       key: (request) =>
         request.principal?.via === 'apiKey' ? request.principal.accountId : undefined,
     },
   ]);
+  // Receipts are read by the account, however it authenticates: a bot polling in a tight
+  // loop would otherwise take a whole core of the API (and with it, of a small machine)
+  // from everyone else, admission control or not.
+  const receiptRateLimit = rateLimitHook(app, [
+    {
+      name: 'receipts-account',
+      max: weighted(deps.config.limits.receiptsPerAccountPerMinute),
+      windowMs: MINUTE_MS,
+      key: (request) => request.principal?.accountId,
+    },
+  ]);
+  const limitReceipts = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (!reply.sent) await receiptRateLimit(request, reply);
+    return payload;
+  };
 
   app.post(
     '',
@@ -170,6 +187,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     '/:id',
     {
       onRequest: app.requireAccountOrKey,
+      preParsing: limitReceipts,
       schema: {
         operationId: 'getReceipt',
         summary: "An event's receipt: its status, attempts, outcome",
@@ -178,7 +196,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         params: ReceiptIdParamsSchema,
         response: {
           200: json(ReceiptSchema, "The event's receipt"),
-          ...problems(403, 404, 410),
+          ...problems(403, 404, 410, 429),
         },
       },
     },
@@ -193,13 +211,17 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     '',
     {
       onRequest: app.requireAccountOrKey,
+      preParsing: limitReceipts,
       schema: {
         operationId: 'listReceipts',
         summary: "The account's events, newest first",
         tags: ['content'],
         security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
         querystring: ReceiptListQuerySchema,
-        response: { 200: json(ReceiptListSchema, 'A page of receipts'), ...problems(403) },
+        response: {
+          200: json(ReceiptListSchema, 'A page of receipts'),
+          ...problems(403, 429),
+        },
       },
     },
     async (request) => {
