@@ -101,6 +101,23 @@ describe('fair admission', () => {
     expect(admission.admit('quiet', 1).admitted).toBe(true);
   });
 
+  it("refuses once the tenant's queue would take longer than maxQueueMs to drain at its pace", () => {
+    const admission = admissionOf(1, 50);
+    // A steady tenant: a request a millisecond for 1.5 s, one at a time (1,000 a second).
+    let slot = admitted(admission.admit('a', 1));
+    for (now = 1; now <= 1_500; now += 1) {
+      admission.finish(slot);
+      slot = admitted(admission.admit('a', 1));
+    }
+    // At its pace, about 50 waiting drain in 50 ms: later ones would wait longer, and are
+    // refused, though the oldest has not waited at all yet (a fast flood fills at once).
+    const outcomes = Array.from({ length: 80 }, () => admission.admit('a', 1));
+    const waiting = outcomes.filter((outcome) => outcome.admitted === 'waiting').length;
+    expect(waiting).toBeGreaterThanOrEqual(45);
+    expect(waiting).toBeLessThanOrEqual(51);
+    expect(outcomes.at(-1)).toMatchObject({ admitted: false });
+  });
+
   it('answers 503 (overloaded), not 429, to a tenant refused while holding no more than its share', () => {
     const admission = admissionOf(2, 50);
     admitted(admission.admit('a', 1));

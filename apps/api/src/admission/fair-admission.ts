@@ -1,10 +1,19 @@
+import { TenantQueue as AnyTenantQueue, type Waiting as AnyWaiting } from './tenant-queue.js';
+
+/** Queues and waiting requests whose answers are admissions. */
+type TenantQueue = AnyTenantQueue<Admission>;
+type Waiting = AnyWaiting<Admission>;
+
 export interface AdmissionOptions {
   /**
    * Places: what requests hold while the API works on them (a request holds its cost in
    * places), shared fairly between tenants; 0 turns admission control off.
    */
   concurrency: number;
-  /** How long a tenant's requests may wait for a place before its new ones are refused. */
+  /**
+   * How long a tenant's requests may wait for a place: past it (its oldest has waited
+   * longer, or its queue would take longer to drain), its new ones are refused.
+   */
   maxQueueMs: number;
 }
 
@@ -12,7 +21,7 @@ export interface AdmissionOptions {
 export type Tenant = string;
 
 /** The places an admitted request holds until `finish`; null when admission control is off. */
-export type Slot = { readonly tenant: TenantState; readonly cost: number } | null;
+export type Slot = { readonly tenant: TenantQueue; readonly cost: number } | null;
 
 export type Refusal = {
   admitted: false;
@@ -66,60 +75,32 @@ export interface FairAdmission {
 /** A waiting request is refused as overloaded after this long, whatever else happens. */
 const QUEUE_TIMEOUT_MS = 10_000;
 const MAX_RETRY_AFTER_SECONDS = 60;
-/** A tenant's completions a second are an average over about this long. */
-const RATE_TIME_CONSTANT_MS = 1_000;
-
-interface Waiting {
-  since: number;
-  cost: number;
-  settle: (admission: Admission) => void;
-  done: boolean;
-}
-
-class TenantState {
-  weight = 1;
-  inService = 0;
-  waiting = 0;
-  readonly queue: Waiting[] = [];
-  queueHead = 0;
-  inRotation = false;
-  completedPerSecond = 0;
-  completedAt = 0;
-  constructor(readonly id: Tenant) {}
-
-  /** The oldest request still waiting, dropping those settled meanwhile (cancelled). */
-  oldest(): Waiting | undefined {
-    while (this.queueHead < this.queue.length && this.queue[this.queueHead]!.done) {
-      this.queueHead += 1;
-    }
-    if (this.queueHead === this.queue.length && this.queueHead > 0) {
-      this.queue.length = 0;
-      this.queueHead = 0;
-    }
-    return this.queue[this.queueHead];
-  }
-}
+/** A tenant with no work is forgotten after this long (its pace with it). */
+const IDLE_FORGET_MS = 10_000;
+const SWEEP_MS = 1_000;
 
 const ADMITTED_UNTRACKED: Admission = { admitted: true, slot: null };
 
 /**
  * Admission control that does not collapse: a fair scheduler in front of the API's work.
- * (Shares below are in proportion to the tenants' weights: an account's `queueWeight`.)
  *
- * The API works on at most `concurrency` requests at once (it waits in the database pool
- * and the accept batcher beyond that, where every tenant queues behind every other). A
- * request that finds the API full waits for a place in its tenant's own queue, before
- * its body is read; places that free go round the waiting tenants in turn, and a tenant
- * holding less than its share (concurrency / tenants with work) is admitted at once, so
- * a quiet tenant never waits behind a busy one. A client polling in a closed loop is
- * thereby slowed to its share, never refused: refusing it would only make it ask again
- * at once and turn the API's work into refusals (what collapsed before).
+ * The API works on at most `concurrency` places at once (beyond that it would only queue
+ * in the database pool and the accept batcher, where every tenant waits behind every
+ * other). A request that finds the API full waits for a place in its tenant's own queue,
+ * before its body is read. A tenant holding less than its share (the places, in
+ * proportion to its weight among the tenants with work) is admitted at once, so a quiet
+ * tenant never waits behind a busy one; places that free go to the tenant that freed
+ * them while it is under its share, then round the waiting tenants in turn. A client
+ * polling in a closed loop is thereby slowed to its share, never refused: refusing it
+ * would only make it ask again at once and turn the API's work into refusals (what
+ * collapsed before).
  *
- * A tenant is refused only when its own queue has stood for `maxQueueMs`: its arrivals
- * outrun its share of what the API completes, as with open-loop load past capacity. The
- * answer then costs a map lookup and a small body: 429 when the tenant holds more than
- * its share, 503 when it does not and the API is full for everyone. An account's keys
- * and tokens are one tenant, so more keys buy no more share; callers without an account
+ * A tenant is refused only when its own queue stands: its oldest has waited `maxQueueMs`,
+ * or at its pace the queue would take longer than that to drain. Its arrivals then
+ * outrun its share of what the API completes, as open-loop load past capacity does. The
+ * answer costs a map lookup and a small body: 429 when the tenant holds more than its
+ * share, 503 when it does not and the API is full for everyone. An account's keys and
+ * tokens are one tenant, so more keys buy no more share; callers without an account
  * count by address.
  *
  * Hand-written: the Node libraries at hand shed on event-loop utilisation or a fixed
@@ -130,77 +111,84 @@ export function createFairAdmission(
   clock: () => number = () => performance.now(),
 ): FairAdmission {
   const { concurrency, maxQueueMs } = options;
-  const tenants = new Map<Tenant, TenantState>();
-  const rotation: TenantState[] = [];
+  const tenants = new Map<Tenant, TenantQueue>();
+  const rotation: TenantQueue[] = [];
   let inService = 0;
   let waiting = 0;
-  let totalWeight = 0;
-  /** A tenant's share of the places: its weight's part of all the tenants' with work. */
-  const shareOf = (tenant: TenantState) => (concurrency * tenant.weight) / totalWeight;
-  const sweeper = setInterval(() => expireWaiting(clock()), Math.min(1_000, QUEUE_TIMEOUT_MS / 10));
+  /** Weights of the tenants with work, and how many they are. */
+  let activeWeight = 0;
+  let active = 0;
+  const sweeper = setInterval(() => sweep(clock()), SWEEP_MS);
   sweeper.unref();
 
-  function stateOf(id: Tenant, weight: number): TenantState {
+  /** A tenant's share of the places: its weight's part of all the tenants' with work. */
+  const shareOf = (tenant: TenantQueue) =>
+    (concurrency * tenant.weight) / (activeWeight + (tenant.active ? 0 : tenant.weight));
+
+  function tenantOf(id: Tenant, weight: number, now: number): TenantQueue {
     let tenant = tenants.get(id);
     if (tenant === undefined) {
-      tenant = new TenantState(id);
+      tenant = new AnyTenantQueue<Admission>(id, now);
       tenants.set(id, tenant);
-      tenant.weight = 0;
     }
-    totalWeight += weight - tenant.weight;
+    if (tenant.active) activeWeight += weight - tenant.weight;
     tenant.weight = weight;
     return tenant;
   }
 
-  function start(tenant: TenantState, cost: number): Admission {
+  /** Counts a tenant in the shares while it has work, and out once it has none. */
+  function update(tenant: TenantQueue, now: number): void {
+    if (tenant.busy === tenant.active) return;
+    tenant.active = tenant.busy;
+    activeWeight += tenant.active ? tenant.weight : -tenant.weight;
+    active += tenant.active ? 1 : -1;
+    if (!tenant.active) tenant.idleSince = now;
+  }
+
+  function start(tenant: TenantQueue, cost: number, now: number): Admission {
     tenant.inService += cost;
     inService += cost;
+    update(tenant, now);
     return { admitted: true, slot: { tenant, cost } };
   }
 
-  /** Starts the oldest waiting request of `tenant`; false when it has none. */
-  function startOldest(tenant: TenantState): boolean {
-    const next = tenant.oldest();
-    if (next === undefined) return false;
-    next.done = true;
-    tenant.queueHead += 1;
-    tenant.waiting -= 1;
+  /** Starts the oldest waiting request of `tenant`, if any. */
+  function startOldest(tenant: TenantQueue, now: number): void {
+    const next = tenant.takeOldest();
+    if (next === undefined) return;
     waiting -= 1;
-    next.settle(start(tenant, next.cost));
-    return true;
+    next.settle(start(tenant, next.cost, now));
   }
 
-  /** Hands free places to waiting tenants: a tenant under its share first, then in turns. */
-  function dispatch(finished: TenantState): void {
-    if (finished.inService < shareOf(finished)) startOldest(finished);
+  /** Hands free places to waiting tenants: the one that freed them while under its share, then in turns. */
+  function dispatch(finished: TenantQueue, now: number): void {
+    if (finished.inService < shareOf(finished)) startOldest(finished, now);
     while (inService < concurrency && rotation.length > 0) {
       const tenant = rotation.shift()!;
-      startOldest(tenant);
+      startOldest(tenant, now);
       if (tenant.waiting > 0) rotation.push(tenant);
-      else leaveRotation(tenant);
+      else tenant.inRotation = false;
     }
   }
 
-  /** A tenant with nothing waiting leaves the turns; one with nothing in service, the map. */
-  function leaveRotation(tenant: TenantState): void {
-    tenant.inRotation = false;
-    forgetIfIdle(tenant);
+  /**
+   * The oldest waiting request of a tenant whose queue stands: it has waited past
+   * maxQueueMs, or at the tenant's pace the queue would take longer than that to drain.
+   * (The oldest alone would let a fast flood fill, within maxQueueMs, a queue that then
+   * takes far longer than that to drain.)
+   */
+  function standing(tenant: TenantQueue, now: number): Waiting | undefined {
+    const oldest = tenant.oldest();
+    if (oldest === undefined) return undefined;
+    const over = now - oldest.since > maxQueueMs || tenant.drainMsAt(now) > maxQueueMs;
+    return over ? oldest : undefined;
   }
 
-  function forgetIfIdle(tenant: TenantState): void {
-    if (tenant.inService === 0 && tenant.waiting === 0 && !tenant.inRotation) {
-      tenants.delete(tenant.id);
-      totalWeight -= tenant.weight;
-    }
-  }
-
-  function refuse(tenant: TenantState, now: number, oldest: Waiting): Refusal {
+  function refuse(tenant: TenantQueue, now: number, oldest: Waiting): Refusal {
     const fair = shareOf(tenant);
     // How long the tenant's queue takes to drain at its pace, and at least how long its
     // oldest request has already stood.
-    const drainMs =
-      tenant.completedPerSecond > 0 ? (tenant.waiting * 1000) / tenant.completedPerSecond : 0;
-    const seconds = Math.max(drainMs, now - oldest.since) / 1000;
+    const seconds = Math.max(tenant.drainMsAt(now), now - oldest.since) / 1000;
     return {
       admitted: false,
       // Holding more than its share, it is the one to slow down (429); holding no more,
@@ -212,14 +200,14 @@ export function createFairAdmission(
     };
   }
 
-  function wait(tenant: TenantState, now: number, cost: number): Queued {
+  function wait(tenant: TenantQueue, now: number, cost: number): Queued {
     let entry!: Waiting;
     const outcome = new Promise<Admission>((resolve) => {
       entry = { since: now, cost, settle: resolve, done: false };
     });
-    tenant.queue.push(entry);
-    tenant.waiting += 1;
+    tenant.push(entry);
     waiting += 1;
+    update(tenant, now);
     if (!tenant.inRotation) {
       tenant.inRotation = true;
       rotation.push(tenant);
@@ -229,47 +217,50 @@ export function createFairAdmission(
       outcome,
       cancel() {
         if (entry.done) return;
-        entry.done = true;
-        tenant.waiting -= 1;
+        const at = clock();
+        tenant.cancelled(entry);
         waiting -= 1;
-        entry.settle({ ...refuse(tenant, clock(), entry), reason: 'overloaded' });
+        update(tenant, at);
+        entry.settle({ ...refuse(tenant, at, entry), reason: 'overloaded' });
       },
     };
   }
 
   /**
-   * Requests that waited past QUEUE_TIMEOUT_MS (the API stalled) are refused as
-   * overloaded, and tenants whose waiting requests all went (cancelled) leave the turns.
+   * Once a second: requests that waited past QUEUE_TIMEOUT_MS (the API stalled) are
+   * refused as overloaded; tenants with nothing left waiting leave the turns; tenants
+   * idle for IDLE_FORGET_MS are forgotten.
    */
-  function expireWaiting(now: number): void {
+  function sweep(now: number): void {
     for (const tenant of rotation) {
       for (let next = tenant.oldest(); next !== undefined; next = tenant.oldest()) {
         if (now - next.since < QUEUE_TIMEOUT_MS) break;
-        next.done = true;
-        tenant.queueHead += 1;
-        tenant.waiting -= 1;
+        tenant.takeOldest();
         waiting -= 1;
         next.settle({ ...refuse(tenant, now, next), reason: 'overloaded' });
       }
+      update(tenant, now);
     }
     const stillWaiting = rotation.filter((tenant) => tenant.waiting > 0);
-    for (const tenant of rotation) if (tenant.waiting === 0) leaveRotation(tenant);
+    for (const tenant of rotation) if (tenant.waiting === 0) tenant.inRotation = false;
     rotation.splice(0, rotation.length, ...stillWaiting);
+    for (const [id, tenant] of tenants) {
+      if (!tenant.active && !tenant.inRotation && now - tenant.idleSince > IDLE_FORGET_MS) {
+        tenants.delete(id);
+      }
+    }
   }
 
   return {
     admit(id, cost, weight = 1) {
       if (concurrency === 0) return ADMITTED_UNTRACKED;
       const now = clock();
-      const tenant = stateOf(id, weight);
+      const tenant = tenantOf(id, weight, now);
       if (tenant.waiting === 0 && (inService < concurrency || tenant.inService < shareOf(tenant))) {
-        return start(tenant, cost);
+        return start(tenant, cost, now);
       }
-      const oldest = tenant.oldest();
-      if (oldest !== undefined && now - oldest.since > maxQueueMs) {
-        return refuse(tenant, now, oldest);
-      }
-      return wait(tenant, now, cost);
+      const oldest = standing(tenant, now);
+      return oldest === undefined ? wait(tenant, now, cost) : refuse(tenant, now, oldest);
     },
     finish(slot) {
       if (slot === null) return;
@@ -277,28 +268,27 @@ export function createFairAdmission(
       const now = clock();
       tenant.inService -= cost;
       inService -= cost;
-      const decay = Math.exp(-Math.max(0, now - tenant.completedAt) / RATE_TIME_CONSTANT_MS);
-      tenant.completedPerSecond = tenant.completedPerSecond * decay + 1000 / RATE_TIME_CONSTANT_MS;
-      tenant.completedAt = now;
-      dispatch(tenant);
-      forgetIfIdle(tenant);
+      tenant.completed(now);
+      dispatch(tenant, now);
+      update(tenant, now);
     },
     standingRefusal(id) {
       if (concurrency === 0) return undefined;
       const tenant = tenants.get(id);
-      const oldest = tenant?.oldest();
-      if (tenant === undefined || oldest === undefined) return undefined;
+      if (tenant === undefined) return undefined;
       const now = clock();
-      return now - oldest.since > maxQueueMs ? refuse(tenant, now, oldest) : undefined;
+      const oldest = standing(tenant, now);
+      return oldest === undefined ? undefined : refuse(tenant, now, oldest);
     },
     state: () => ({
       inService,
       waiting,
-      tenants: tenants.size,
-      share: concurrency / Math.max(1, totalWeight),
+      tenants: active,
+      share: concurrency / Math.max(1, activeWeight),
     }),
     busiest: (count) =>
       [...tenants.values()]
+        .filter((tenant) => tenant.active)
         .sort((a, b) => b.inService + b.waiting - (a.inService + a.waiting))
         .slice(0, count)
         .map(({ id, inService: held, waiting: queued }) => ({
