@@ -11,6 +11,7 @@ export const PHASES = [
   'footprint',
   'cli',
   'deliveries',
+  'fairness',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -26,6 +27,17 @@ export interface BenchOptions {
   /** Rate for latency and footprint when this run does not measure capacity. */
   fallbackRate: number;
   plan: BenchPlan;
+}
+
+/** The fairness phase's part (c): see support/fairness-neighbours.ts. */
+export interface FairnessNeighboursPlan {
+  backlog: number;
+  /** The noisy account's steady publishing: a little over the shipped per-account limit. */
+  noisyRate: number;
+  noisyPollConnections: number;
+  idleSeconds: number;
+  aloneSeconds: number;
+  contestSeconds: number;
 }
 
 export interface HotSlugBurst {
@@ -107,6 +119,13 @@ export interface BenchPlan {
   indexCostReferenceEvery: number;
   /** The watchdog's limit in the index-costs mode, which runs instead of the phases. */
   indexCostWatchdogSeconds: number;
+  /** Fairness (a): each closed-loop polling run, service and reference alike. */
+  fairnessPollSeconds: number;
+  /** Fairness (b): each open-loop step past capacity. */
+  fairnessOverloadSeconds: number;
+  fairnessNeighbours: FairnessNeighboursPlan;
+  /** Added to the watchdog when fairness runs: about twice its length. */
+  fairnessWatchdogSeconds: number;
   /** The watchdog stops the run, cleaning up, after this long. */
   watchdogSeconds: number;
 }
@@ -163,6 +182,22 @@ const DEFAULT_PLAN: BenchPlan = {
   indexCostStepSeconds: 2,
   indexCostReferenceEvery: 3,
   indexCostWatchdogSeconds: 600,
+  // (a) 8 runs of 5 s; (b) 4 steps of 1 + 5 s; (c) a seed, 30 s idle, a fill of 50,000
+  // events, 5 s alone and 35 s of contest: about 3.5 minutes on 2 cores.
+  fairnessPollSeconds: 5,
+  fairnessOverloadSeconds: 5,
+  fairnessNeighbours: {
+    backlog: 50_000,
+    // The shipped per-account limit is 12,000 a minute: 200/s. A little over it.
+    noisyRate: 220,
+    noisyPollConnections: 16,
+    idleSeconds: 30,
+    // The backlog drains at about 1,000/s here net of the noisy publishing: both windows
+    // must end before it does.
+    aloneSeconds: 5,
+    contestSeconds: 35,
+  },
+  fairnessWatchdogSeconds: 420,
   watchdogSeconds: 540,
 };
 
@@ -193,6 +228,17 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   cliWatchdogSeconds: 150,
   indexCostStepSeconds: 1,
   indexCostWatchdogSeconds: 360,
+  fairnessPollSeconds: 3,
+  fairnessOverloadSeconds: 3,
+  fairnessNeighbours: {
+    backlog: 10_000,
+    noisyRate: 220,
+    noisyPollConnections: 16,
+    idleSeconds: 10,
+    aloneSeconds: 3,
+    contestSeconds: 6,
+  },
+  fairnessWatchdogSeconds: 200,
 };
 
 export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof]
@@ -272,5 +318,6 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
   if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;
   if (phases.has('cli')) plan.watchdogSeconds += plan.cliWatchdogSeconds;
+  if (phases.has('fairness')) plan.watchdogSeconds += plan.fairnessWatchdogSeconds;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

@@ -6,6 +6,7 @@ import type { CapacityResult } from './phases/capacity.js';
 import type { CliResult } from './phases/cli.js';
 import type { DeliveriesResult } from './phases/deliveries.js';
 import type { DrainResult } from './phases/drain.js';
+import type { FairnessResult } from './phases/fairness.js';
 import type { FootprintResult } from './phases/footprint.js';
 import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
 import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
@@ -14,6 +15,7 @@ import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
 import type { LagPercentiles } from './support/progress-queries.js';
 import { cliRows } from './support/cli-report.js';
+import { fairnessRows } from './support/fairness-report.js';
 import { BENCH_DIR } from './support/paths.js';
 
 export interface Figures {
@@ -25,6 +27,7 @@ export interface Figures {
   footprint?: FootprintResult;
   deliveries?: DeliveriesResult;
   cli?: CliResult;
+  fairness?: FairnessResult;
 }
 
 export interface Row {
@@ -261,6 +264,7 @@ export function tableRows(figures: Figures): Row[] {
     }
   }
   if (cli) rows.push(...cliRows(cli));
+  if (figures.fairness) fairnessRows(add, figures.fairness);
   return rows;
 }
 

@@ -12,6 +12,7 @@ import { measureCapacity } from './phases/capacity.js';
 import { measureCli } from './phases/cli.js';
 import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
+import { measureFairness } from './phases/fairness.js';
 import { measureFootprint } from './phases/footprint.js';
 import { measureHistory, newHistoryResult } from './phases/history.js';
 import { measureHotSlugs } from './phases/hot-slugs.js';
@@ -89,6 +90,9 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
     figures.footprint = await measureFootprint(env, half > 0 ? half : fallback('footprint'));
   }
   if (phases.has('cli')) figures.cli = await measureCli(env, figures.drain?.service1.rate);
+  if (phases.has('fairness')) {
+    figures.fairness = await measureFairness(env, figures.capacity?.service.rate);
+  }
   // Last: it is the only phase with webhook endpoints, and removes them when it ends.
   if (phases.has('deliveries')) figures.deliveries = await measureDeliveries(env);
   env.notes.push(...backlogNotes(figures));

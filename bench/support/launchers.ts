@@ -70,17 +70,22 @@ async function startHttp(
 const profileFlags = (cpuProfile: boolean) =>
   cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
 
-/** The service's API; `redisPrefix` keeps a second one's queue apart from the first's. */
+/**
+ * The service's API; `redisPrefix` keeps a second one's queue apart from the first's.
+ * `env` is added last: `shippedLimits` keeps the content rate limit at the service's
+ * default rather than out of the bench's reach.
+ */
 export async function startApi(
   group: ProcessGroup,
   stores: Stores,
   cpuProfile: boolean,
   redisPrefix = SERVICE_REDIS_PREFIX,
+  options: { env?: Record<string, string>; shippedLimits?: boolean; name?: string } = {},
 ) {
   const port = await freePort();
   return startHttp(
     group,
-    'api',
+    options.name ?? 'api',
     ['--enable-source-maps', ...profileFlags(cpuProfile), 'apps/api/dist/server.js'],
     {
       ...sharedEnv(stores, redisPrefix),
@@ -90,7 +95,13 @@ export async function startApi(
       API_KEY_QUOTA: '50',
       RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '1000',
       // Kept on (it is part of every request's cost) but out of reach of the bench's rates.
-      RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: '100000000',
+      ...(options.shippedLimits === true
+        ? {}
+        : {
+            RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: '100000000',
+            RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: '100000000',
+          }),
+      ...options.env,
     },
     port,
   );
