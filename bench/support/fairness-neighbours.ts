@@ -242,7 +242,7 @@ export async function measureNeighbours(
       kind: 'update',
       url: contentUrl(api),
       apiKeys: noisy.keys,
-      slugs: slugs.slice(plan.backlog),
+      slugs: { prefix: tag, first: plan.backlog, count: slugs.length - plan.backlog },
       rate: plan.noisyRate,
       seconds: steadySeconds,
       connections: 32,
@@ -254,6 +254,9 @@ export async function measureNeighbours(
       connections: plan.noisyPollConnections,
       seconds: steadySeconds,
     });
+    // Awaited after the windows; observed now, so that a child that cannot start fails
+    // the phase through its clean-up rather than as an unhandled rejection.
+    for (const child of [publishing, polling]) child.catch(() => undefined);
     // The children take a moment to start (tsx): the windows begin once they run.
     await sleep(1_500);
     await queue.resume();

@@ -28,7 +28,8 @@ async function run(spec: LoadSpec): Promise<LoadOutcome | PacedOutcome> {
   const stream = {
     next() {
       n += 1;
-      const slug = spec.slugs[n % spec.slugs.length] ?? '';
+      const { prefix, first, count } = spec.slugs;
+      const slug = `${prefix}-${first + (n % count)}`;
       return {
         apiKey: spec.apiKeys[n % spec.apiKeys.length] ?? '',
         body: JSON.stringify({ event: 'article.update', data: { slug, title: `Revised ${n}` } }),

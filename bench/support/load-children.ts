@@ -7,11 +7,15 @@ import type { PacedOutcome, PacedSpec } from './paced-load.js';
 export type LoadSpec =
   | { kind: 'poll'; url: string; apiKey: string; connections: number; seconds: number }
   | {
-      /** article.update of these slugs in turn, from these keys in turn, at `rate` a second. */
+      /**
+       * article.update of the slugs `${slugPrefix}-${first}` to `-${first + count - 1}` in
+       * turn, from these keys in turn, at `rate` a second. (A range, not a list: a
+       * process's arguments are bounded.)
+       */
       kind: 'update';
       url: string;
       apiKeys: string[];
-      slugs: string[];
+      slugs: { prefix: string; first: number; count: number };
       rate: number;
       seconds: number;
       connections: number;
