@@ -1,7 +1,9 @@
-// The worker's shared transaction, driven directly: two runs of one event (a stalled job
+// The worker's shared transaction, driven directly. Two runs of one event (a stalled job
 // taken again while its first run is still going) claimed in separate statements and
-// handed to the apply batcher in the same moment, so that they meet in one batch. The
-// event is applied once, by the first, and the second is told it changed nothing.
+// handed to the apply batcher in the same moment, so that they meet in one batch: the
+// event is applied once, by the first, and the second is told it changed nothing. Events
+// that fail for reasons of their own, in a batch with others that succeed: every outcome
+// is recorded in the one commit, none of them rolled back.
 import { loadWorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { claimEvents, recordDuplicate, type Claim } from '@ingest/event-log';
@@ -31,19 +33,24 @@ const claimed = (claim: Claim | undefined) => {
   return claim;
 };
 
+function batcherDeps() {
+  const config = loadWorkerConfig(testEnv(api.tag));
+  const logger = createLogger({ level: 'silent', name: 'worker' });
+  return {
+    db: api.deps.db,
+    config,
+    schemas: createEventSchemas(config.content),
+    logger,
+    queue: createContentQueue(api.deps.redis, config.redis.keyPrefix),
+    deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis.keyPrefix),
+    categoryCache: createCategoryCache(),
+  };
+}
+
 describe('the apply batcher', () => {
   it('applies an event once when two of its runs meet in one batch, and keeps the first', async () => {
-    const config = loadWorkerConfig(testEnv(api.tag));
-    const logger = createLogger({ level: 'silent', name: 'worker' });
-    const deps = {
-      db: api.deps.db,
-      config,
-      schemas: createEventSchemas(config.content),
-      logger,
-      queue: createContentQueue(api.deps.redis, config.redis.keyPrefix),
-      deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis.keyPrefix),
-      categoryCache: createCategoryCache(),
-    };
+    const deps = batcherDeps();
+    const { config, logger } = deps;
     const batcher = createApplyBatcher(deps, createWaker(deps));
     const slug = uniqueSlug('twice');
     const eventId = await accept(api, key, 'article.create', articleData({ slug }));
@@ -63,7 +70,7 @@ describe('the apply batcher', () => {
     expect(runs.map((run) => run.attempt)).toEqual([1, 2]);
 
     const [first, second] = await Promise.all(runs.map((run) => batcher.apply(run)));
-    expect(first?.result).toMatchObject({ type: 'article', slug });
+    expect(first?.outcome).toMatchObject({ ok: true, value: { type: 'article', slug } });
     expect(second).toBeUndefined();
     await recordDuplicate(api.deps.db.pool, eventId, 2); // what the second run's job does
 
@@ -73,5 +80,73 @@ describe('the apply batcher', () => {
     });
     expect(attempts.map((attempt) => attempt.outcome)).toEqual(['succeeded', 'duplicate']);
     expect(await api.deps.db.prisma.article.count({ where: { slug } })).toBe(1);
+  });
+
+  it('records failures of their own in the commit of the others, without a rollback', async () => {
+    const deps = batcherDeps();
+    const batcher = createApplyBatcher(deps, createWaker(deps));
+    // Claimed together, before any is applied, so that they go in one batch.
+    const applyTogether = async (eventIds: string[]) => {
+      const claims = await claimEvents(api.deps.db.pool, eventIds);
+      return Promise.all(
+        eventIds.map((id) => {
+          const { row, attempt } = claimed(claims.get(id));
+          const routed = routeEvent(deps.schemas, row, deps.config.content, deps.logger);
+          return batcher.apply({ row, attempt, log: deps.logger, routed });
+        }),
+      );
+    };
+    const [mine, other] = [uniqueSlug('mine'), uniqueSlug('other')];
+    await applyTogether([
+      await accept(api, key, 'article.create', articleData({ slug: mine })),
+      await accept(api, key, 'article.create', articleData({ slug: other })),
+    ]);
+    const events = {
+      created: ['article.create', articleData({ slug: uniqueSlug('new') })],
+      updated: ['article.update', { slug: mine, title: 'Changed' }],
+      notFound: ['article.update', { slug: uniqueSlug('missing'), title: 'X' }],
+      slugTaken: ['article.create', articleData({ slug: other })],
+      deleteMissing: ['article.delete', { slug: uniqueSlug('missing') }],
+    } as const;
+    const ids: string[] = [];
+    for (const [event, data] of Object.values(events))
+      ids.push(await accept(api, key, event, data));
+    const applied = await applyTogether(ids);
+    const outcomes = Object.keys(events).map((name, index) => {
+      const outcome = applied[index]?.outcome;
+      return [name, outcome?.ok ? 'ok' : outcome?.error.code];
+    });
+    expect(Object.fromEntries(outcomes)).toEqual({
+      created: 'ok',
+      updated: 'ok',
+      notFound: 'ARTICLE_NOT_FOUND',
+      slugTaken: 'SLUG_TAKEN',
+      deleteMissing: 'ARTICLE_NOT_FOUND',
+    });
+    const rows = await api.deps.db.prisma.webhookLog.findMany({
+      where: { id: { in: ids } },
+      select: { status: true, attempts: true, finishedAt: true, error: true },
+    });
+    expect(rows.map((row) => row.status).sort()).toEqual([
+      'failed',
+      'failed',
+      'failed',
+      'succeeded',
+      'succeeded',
+    ]);
+    expect(rows.every((row) => row.attempts === 1)).toBe(true);
+    // now() is the time the transaction started: one commit recorded them all.
+    expect(new Set(rows.map((row) => row.finishedAt?.getTime())).size).toBe(1);
+
+    // A rename onto a taken slug fails alone, under its savepoint, beside a change that
+    // succeeds; the renamed article stays as it was.
+    const [renamed, beside] = await applyTogether([
+      await accept(api, key, 'article.update', { slug: mine, newSlug: other }),
+      await accept(api, key, 'article.create', articleData({ slug: uniqueSlug('beside') })),
+    ]);
+    expect(renamed?.outcome).toMatchObject({ ok: false, error: { code: 'SLUG_TAKEN' } });
+    expect(beside?.outcome.ok).toBe(true);
+    const article = await api.deps.db.prisma.article.findUnique({ where: { slug: mine } });
+    expect(article?.title).toBe('Changed');
   });
 });

@@ -1,4 +1,4 @@
-import type { EventResult } from '@ingest/contracts';
+import { failed, type EventResult, type Result } from '@ingest/contracts';
 import { createGroupCommit } from '@ingest/db';
 import { MINUTE_MS } from '@ingest/domain';
 import {
@@ -22,6 +22,7 @@ import {
 } from './apply-plan.js';
 import { recordMessages } from './deliveries/record-messages.js';
 import type { WorkerDeps } from './deps.js';
+import { eventErrorOf } from './failures.js';
 import type { Waker } from './order-wake.js';
 import {
   applyRound,
@@ -31,6 +32,7 @@ import {
   stepsOf,
   type ApplyScope,
   type CategoryResolver,
+  type Outcomes,
   type RoutedEvent,
 } from './processors/index.js';
 
@@ -42,15 +44,21 @@ export interface ClaimedHead {
   log: Logger;
 }
 
+/**
+ * What an event's change did: what changed, or the AppError it failed with, having
+ * changed nothing (recorded in the same commit as the others' changes).
+ */
+export type Outcome = Result<EventResult>;
+
 /** An event applied right behind its head, in the same transaction. */
 export interface Follower {
   row: EventRow;
-  result: EventResult;
+  outcome: Outcome;
   log: Logger;
 }
 
 export interface Applied {
-  result: EventResult;
+  outcome: Outcome;
   /** The head's run: the events behind it in its line, in line order. */
   followers: Follower[];
 }
@@ -85,11 +93,13 @@ const TRANSACTION_TIMEOUT_MS = MINUTE_MS;
  * ...): inside a round no two events share a line, so a round applies creates in one
  * INSERT, and line order holds across rounds.
  *
- * When a change fails, the transaction is rolled back. A follower that failed ends its
- * run: the run is applied up to it, and it becomes the head of its line, claimed by its
- * own job, so it fails (or is retried) exactly as it would alone. A head that failed is
- * applied alone, its own job records the failure, and the others go together again
- * (settleBatch in apply-plan.ts).
+ * A change that fails for a reason of its own (not found, slug taken) changes nothing and
+ * is recorded as failed in the same commit: a failure costs what a success does. Only a
+ * change that throws rolls the transaction back. A follower that threw ends its run: the
+ * run is applied up to it, and it becomes the head of its line, claimed by its own job,
+ * so it fails (or is retried) exactly as it would alone. A head that threw is applied
+ * alone, its own job records the failure, and the others go together again (settleBatch
+ * in apply-plan.ts).
  *
  * Each applied change that an endpoint subscribes to leaves a message and its deliveries
  * in the same transaction (the outbox of outgoing webhooks); they are queued once it has
@@ -197,11 +207,11 @@ async function applyTogether(
         plans.map(({ head, followers }) => [
           head.row.id,
           {
-            result: resultOf(results, head.row.id),
+            outcome: outcomeOf(results, head.row.id),
             followers: followers.map(({ row, log }) => ({
               row,
               log,
-              result: resultOf(results, row.id),
+              outcome: outcomeOf(results, row.id),
             })),
           },
         ]),
@@ -212,8 +222,8 @@ async function applyTogether(
   );
 }
 
-async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<string, EventResult>> {
-  const results = new Map<string, EventResult>();
+async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Outcomes> {
+  const results: Outcomes = new Map();
   const lines = plans.map(({ head, followers }) =>
     stepsOf([head.routed, ...followers.map(({ routed }) => routed)]),
   );
@@ -228,19 +238,18 @@ async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Map<stri
   return results;
 }
 
-function resultOf(results: Map<string, EventResult>, eventId: string): EventResult {
-  const result = results.get(eventId);
-  if (result === undefined) throw new Error(`event ${eventId} was applied without a result`);
-  return result;
+function outcomeOf(results: Outcomes, eventId: string): Outcome {
+  const outcome = results.get(eventId);
+  if (outcome === undefined) throw new Error(`event ${eventId} was applied without an outcome`);
+  return outcome;
 }
 
-const appliedEvent = (
-  row: EventRow,
-  attempt: number | null,
-  results: Map<string, EventResult>,
-): AppliedEvent => ({
-  eventId: row.id,
-  attempt,
-  result: resultOf(results, row.id),
-  notifyOnFinish: row.notifyOnFinish,
-});
+function appliedEvent(row: EventRow, attempt: number | null, results: Outcomes): AppliedEvent {
+  const outcome = outcomeOf(results, row.id);
+  return {
+    eventId: row.id,
+    attempt,
+    outcome: outcome.ok ? outcome : failed(eventErrorOf(outcome.error, attempt ?? 1, true)),
+    notifyOnFinish: row.notifyOnFinish,
+  };
+}

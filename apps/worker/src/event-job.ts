@@ -115,25 +115,28 @@ async function runEventJob(
   }
   const { row, attempt } = claim;
   const log = deps.logger.child({ eventId, requestId, event: job.name, attempt });
+  let applied: Applied | undefined;
   try {
     if (row.event !== job.name) {
       throw new AppError('UNKNOWN_EVENT', `The job's name does not match the recorded event`);
     }
     const routed = routeEvent(deps.schemas, row, deps.config.content, log);
-    const applied = await parts.changes.apply({ row, attempt, routed, log });
-    if (applied === undefined) {
-      await recordDuplicate(deps.db.pool, eventId, attempt);
-      log.info('event was finished by another run; this one changed nothing');
-      return 'duplicate';
-    }
-    reportApplied(deps, row, applied, log);
-    return 'succeeded';
+    applied = await parts.changes.apply({ row, attempt, routed, log });
   } catch (error) {
     // No database, no attempt: the caller hands the job back without recording one.
     if (databaseFailureOf(error) === 'unreachable') throw error;
     await failAttempt(deps, parts, job, row, attempt, error, log);
     throw isAppError(error) ? new UnrecoverableError(error.message) : error;
   }
+  if (applied === undefined) {
+    await recordDuplicate(deps.db.pool, eventId, attempt);
+    log.info('event was finished by another run; this one changed nothing');
+    return 'duplicate';
+  }
+  reportApplied(deps, row, applied, log);
+  // Its failure is recorded already, with the others' changes: the job only fails.
+  if (!applied.outcome.ok) throw new UnrecoverableError(applied.outcome.error.message);
+  return 'succeeded';
 }
 
 /**
@@ -185,17 +188,27 @@ async function failAttempt(
 }
 
 function reportApplied(deps: WorkerDeps, head: EventRow, applied: Applied, log: Logger): void {
-  const applies = [{ row: head, result: applied.result, log }, ...applied.followers];
-  for (const { row, result, log: eventLog } of applies) {
+  const applies = [{ row: head, outcome: applied.outcome, log }, ...applied.followers];
+  for (const { row, outcome, log: eventLog } of applies) {
+    const inRun = row !== head;
+    if (!outcome.ok) {
+      eventLog.info(
+        { code: outcome.error.code },
+        inRun ? 'event failed in the run of an earlier event' : 'event failed',
+      );
+      // The head's outcome is counted by its job; a follower's own job will find it finished.
+      if (inRun)
+        deps.metrics.jobsProcessed.inc({ event: row.event ?? 'unknown', outcome: 'failed' });
+      continue;
+    }
     deps.appliedCounter.increment();
     deps.metrics.lagSeconds.observe({ event: row.event ?? 'unknown' }, lagSecondsOf(row));
-    if (row !== head) {
-      // Counted as its job's outcome would be: its own job will find it finished.
+    if (inRun) {
       deps.metrics.jobsProcessed.inc({ event: row.event ?? 'unknown', outcome: 'succeeded' });
     }
     eventLog.info(
-      { result },
-      row === head ? 'event applied' : 'event applied in the run of an earlier event',
+      { result: outcome.value },
+      inRun ? 'event applied in the run of an earlier event' : 'event applied',
     );
   }
 }

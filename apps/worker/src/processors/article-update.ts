@@ -1,4 +1,4 @@
-import { AppError, failed, succeeded, type EventResult } from '@ingest/contracts';
+import { AppError, failed, succeeded, type EventResult, type Result } from '@ingest/contracts';
 import { uniqueViolationOf, violatesUniqueColumn } from '@ingest/db';
 import { readingMinutes } from '@ingest/domain';
 import { ownEntryOf, readOwnArticles, updateArticles } from './article-rows.js';
@@ -64,13 +64,16 @@ function report(scope: ApplyScope, change: Update, { bodyChanged: _, ...article 
 /**
  * A rename, alone: its new slug may be taken, which PostgreSQL reports by failing the
  * statement (the unique index), and that must be this event's SLUG_TAKEN, not a batch's.
+ * The statement runs under a savepoint, so the failure changes nothing else and leaves
+ * the transaction to the others' changes.
  */
 async function rename(
   scope: ApplyScope,
   article: ArticleState,
   change: Update,
-): Promise<EventResult> {
+): Promise<Result<EventResult>> {
   const row = { ...updatedRow(scope, article, change), updatedAt: new Date() };
+  await scope.tx.$executeRaw`SAVEPOINT rename`;
   try {
     await scope.tx.article.update({
       where: { id: row.id },
@@ -89,15 +92,15 @@ async function rename(
     });
   } catch (error) {
     const violation = uniqueViolationOf(error);
-    if (violation !== undefined && violatesUniqueColumn(violation, 'articles', 'slug')) {
-      throw new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`, {
-        cause: error,
-      });
+    if (violation === undefined || !violatesUniqueColumn(violation, 'articles', 'slug')) {
+      throw error;
     }
-    throw error;
+    await scope.tx.$executeRaw`ROLLBACK TO SAVEPOINT rename`;
+    return failed(new AppError('SLUG_TAKEN', `The slug "${row.slug}" is already taken`));
   }
+  await scope.tx.$executeRaw`RELEASE SAVEPOINT rename`;
   report(scope, change, row);
-  return { type: 'article', id: row.id, slug: row.slug };
+  return succeeded({ type: 'article', id: row.id, slug: row.slug });
 }
 
 /**
@@ -126,13 +129,7 @@ async function updateMany(scope: ApplyScope, changes: Update[]): Promise<Outcome
   }
   await updateArticles(scope.tx, writes);
   for (const [article, change] of renames) {
-    try {
-      outcomes.set(change.eventId, succeeded(await rename(scope, article, change)));
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      outcomes.set(change.eventId, failed(error));
-      break; // the transaction is unusable now; the caller rolls it back
-    }
+    outcomes.set(change.eventId, await rename(scope, article, change));
   }
   return outcomes;
 }
@@ -147,7 +144,10 @@ async function updateRun(scope: ApplyScope, changes: Update[]): Promise<Outcomes
   if (first === undefined) return new Map();
   const wanted = { accountId: first.accountId, slug: first.data.slug };
   const article = ownEntryOf(await readOwnArticles(scope.tx, [wanted]), wanted);
-  if (article === undefined) return new Map([[first.eventId, notFound(first.data.slug)]]);
+  // A run holds updates only, so what the first does not find, none of them would.
+  if (article === undefined) {
+    return new Map(changes.map(({ eventId }) => [eventId, notFound(first.data.slug)]));
+  }
   const outcomes: Outcomes = new Map();
   let state: UpdatedRow = { ...article, bodyChanged: false };
   for (const change of changes) {

@@ -27,19 +27,24 @@ export interface Change<Name extends EventName> {
  * What applies one kind of event inside the caller's transaction, which also records the
  * event's outcome. A failure the event itself causes (not found, slug taken) is an
  * AppError: it fails the event at once. Anything else is taken as transient and retried.
+ *
+ * A failure answered in Outcomes must have changed nothing and left the transaction
+ * usable: it is recorded in the same commit as the others' changes, at the cost of a
+ * success. A failure that was thrown rolls the transaction back, and the batch is tried
+ * again without its event (apply-plan.ts, settleBatch).
  */
 export interface EventProcessor<Name extends EventName> {
   apply(scope: ApplyScope, change: Change<Name>): Promise<EventResult>;
   /**
    * Applies several events of this kind, about different slugs, in fewer statements.
-   * Answers every event by id: what changed, or its own AppError. Throws only when the
-   * statements failed as a whole.
+   * Answers every event by id: what changed, or its own AppError (having changed
+   * nothing). Throws only when the statements failed as a whole.
    */
   applyMany?(scope: ApplyScope, changes: Array<Change<Name>>): Promise<Outcomes>;
   /**
    * Applies consecutive events of one line (one account's slug), in line order, each
    * seeing the ones before it, in fewer statements than one by one. Answers events by id,
-   * in order, up to and including the first that fails with its own AppError.
+   * in order; one left unanswered ends the run there (it is applied later, as a head).
    */
   applyRun?(scope: ApplyScope, changes: Array<Change<Name>>): Promise<Outcomes>;
 }

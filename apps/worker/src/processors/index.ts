@@ -1,9 +1,14 @@
-import { EVENT_NAMES, type EventName, type EventResult } from '@ingest/contracts';
+import {
+  EVENT_NAMES,
+  succeeded,
+  type EventName,
+  type EventResult,
+  type Result,
+} from '@ingest/contracts';
 import { articleCreate } from './article-create.js';
 import { articleDelete } from './article-delete.js';
 import { articleUpdate } from './article-update.js';
 import {
-  changeOf,
   type ApplyScope,
   type Change,
   type Outcomes,
@@ -12,7 +17,7 @@ import {
 } from './catalog.js';
 import { highlightCreate } from './highlight-create.js';
 
-export type { ApplyScope, Change, RoutedEvent } from './catalog.js';
+export type { ApplyScope, Change, Outcomes, RoutedEvent } from './catalog.js';
 export type { Tx } from './tx.js';
 export {
   accountOfChange,
@@ -91,12 +96,9 @@ export function groupRound(steps: Step[]): { singles: Grouped; runs: Step[] } {
  * are keyed by event id. Throws ChangeFailed naming the event (or the events of a shared
  * call) whose change failed.
  */
-export async function applyRound(
-  scope: ApplyScope,
-  steps: Step[],
-): Promise<Map<string, EventResult>> {
+export async function applyRound(scope: ApplyScope, steps: Step[]): Promise<Outcomes> {
   const { singles, runs } = groupRound(steps);
-  const results = new Map<string, EventResult>();
+  const results: Outcomes = new Map();
   for (const run of runs) {
     const [first] = run;
     if (first === undefined) continue;
@@ -115,7 +117,7 @@ async function applyRun<Name extends EventName>(
   scope: ApplyScope,
   name: Name,
   changes: Array<Change<Name>>,
-  results: Map<string, EventResult>,
+  results: Outcomes,
 ): Promise<void> {
   const processor = PROCESSORS[name];
   const applyRun = processor.applyRun?.bind(processor);
@@ -127,18 +129,20 @@ async function applyGroup<Name extends EventName>(
   scope: ApplyScope,
   name: Name,
   changes: Array<Change<Name>>,
-  results: Map<string, EventResult>,
+  results: Outcomes,
 ): Promise<void> {
   if (changes.length === 0) return;
   const processor = PROCESSORS[name];
   const applyMany = processor.applyMany?.bind(processor);
-  if (applyMany !== undefined && changes.length > 1) {
+  // Even one change goes through applyMany where there is one: it answers failures
+  // without throwing, so they do not cost a rollback.
+  if (applyMany !== undefined) {
     await keepBatchOutcomes(changes, () => applyMany(scope, changes), results);
     return;
   }
   for (const change of changes) {
     try {
-      results.set(change.eventId, await processor.apply(scope, change));
+      results.set(change.eventId, succeeded(await processor.apply(scope, change)));
     } catch (error) {
       throw new ChangeFailed([change.eventId], error);
     }
@@ -152,7 +156,7 @@ async function applyGroup<Name extends EventName>(
 async function keepBatchOutcomes(
   changes: Array<{ eventId: string }>,
   apply: () => Promise<Outcomes>,
-  results: Map<string, EventResult>,
+  results: Outcomes,
 ): Promise<void> {
   let outcomes: Outcomes;
   try {
@@ -167,20 +171,20 @@ async function keepBatchOutcomes(
 }
 
 /**
- * Each change's outcome into `results`, in order; ChangeFailed at the first that failed
- * (with its AppError) or was not answered.
+ * Each change's outcome into `results`, in order, failures included (they changed
+ * nothing); ChangeFailed at the first that was not answered.
  */
 export function keepOutcomes(
   changes: Array<{ eventId: string }>,
   outcomes: Outcomes,
-  results: Map<string, EventResult>,
+  results: Outcomes,
 ): void {
   for (const { eventId } of changes) {
-    try {
-      results.set(eventId, changeOf(outcomes, eventId));
-    } catch (error) {
-      throw new ChangeFailed([eventId], error);
+    const outcome: Result<EventResult> | undefined = outcomes.get(eventId);
+    if (outcome === undefined) {
+      throw new ChangeFailed([eventId], new Error(`event ${eventId} was not answered`));
     }
+    results.set(eventId, outcome);
   }
 }
 
