@@ -1,4 +1,4 @@
-import { expireIdempotencyKeys } from '@ingest/event-log';
+import { expireIdempotencyKeys, vacuumHotTables } from '@ingest/event-log';
 import { pruneFairOrder, rebaseFairOrder } from '@ingest/queue';
 import { reconcileDeliveries } from './deliveries/reconcile-deliveries.js';
 import type { WorkerDeps } from './deps.js';
@@ -10,10 +10,11 @@ export interface MaintenanceLoop {
 
 /**
  * Every RECONCILE_INTERVAL_MS: re-queue recorded events and pending deliveries missing
- * from their queues, free expired Idempotency-Keys, and keep the fair order's levels in
- * range (a shift about once a day under constant load) and its tags few. One round at a
- * time; a failed round is logged and the next one tries again (during an outage, every
- * round fails until it is over).
+ * from their queues, free expired Idempotency-Keys, vacuum the tables written and deleted
+ * at event rate once dead rows pile up in them (hot-tables.ts in the event log), and keep
+ * the fair order's levels in range (a shift about once a day under constant load) and its
+ * tags few. One round at a time; a failed round is logged and the next one tries again
+ * (during an outage, every round fails until it is over).
  */
 export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
   let stopped = false;
@@ -25,6 +26,8 @@ export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
       await reconcileOnce(deps);
       await reconcileDeliveries(deps);
       await expireIdempotencyKeys(deps.db.pool, deps.config.idempotency.ttlHours);
+      const vacuumed = await vacuumHotTables(deps.db.pool);
+      if (vacuumed.length > 0) deps.logger.info({ tables: vacuumed }, 'hot tables vacuumed');
       const shift = await rebaseFairOrder(deps.queue);
       if (shift > 0) deps.logger.info({ shift }, 'fair order: every level moved down');
       await pruneFairOrder(deps.queue);

@@ -24,6 +24,7 @@ export { insertRejected, type RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';
 export { recordApplied, type AppliedEvent } from './applied.js';
+export { DEAD_ROWS_FLOOR, HOT_TABLES, vacuumHotTables } from './hot-tables.js';
 export { recordFailure, recordDuplicate, type FailedAttempt } from './failures.js';
 export { queuedHeadsOf, linesOf, type Line, type LineHead } from './lines.js';
 export { replayFailed, type Requeued } from './replay.js';
