@@ -12,6 +12,7 @@ export const PHASES = [
   'cli',
   'deliveries',
   'fairness',
+  'stored-articles',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -63,6 +64,8 @@ export interface BenchPlan {
   latencySeconds: number;
   drainEvents: number;
   drainDeadlineSeconds: number;
+  /** Articles stored before the populated drain of the stored-articles phase. */
+  storedArticles: number;
   lagRate: number;
   lagSeconds: number;
   soakSeconds: number;
@@ -142,6 +145,7 @@ const DEFAULT_PLAN: BenchPlan = {
   latencySeconds: 10,
   drainEvents: 20_000,
   drainDeadlineSeconds: 20,
+  storedArticles: 1_000_000,
   // Moderate for this 2-core machine: well under one service worker's drain rate (about
   // 2,000/s here), so the figure is the time to apply an event, not a growing backlog.
   lagRate: 100,
@@ -208,6 +212,7 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   bisections: 1,
   latencySeconds: 4,
   drainEvents: 4_000,
+  storedArticles: 100_000,
   lagSeconds: 5,
   soakSeconds: 15,
   hotSlugBursts: [
@@ -319,5 +324,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;
   if (phases.has('cli')) plan.watchdogSeconds += plan.cliWatchdogSeconds;
   if (phases.has('fairness')) plan.watchdogSeconds += plan.fairnessWatchdogSeconds;
+  // Storing the articles (about a minute for a million here) and three drains.
+  if (phases.has('stored-articles')) plan.watchdogSeconds += 300;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

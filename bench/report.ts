@@ -11,6 +11,7 @@ import type { FootprintResult } from './phases/footprint.js';
 import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
 import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
+import type { StoredArticlesResult } from './phases/stored-articles.js';
 import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
 import type { LagPercentiles } from './support/progress-queries.js';
@@ -22,6 +23,7 @@ export interface Figures {
   capacity?: { service: CapacityResult; floor: CapacityResult };
   latency?: LatencyResult;
   drain?: { service1: DrainResult; service2: DrainResult; floor: DrainResult };
+  storedArticles?: StoredArticlesResult;
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
   hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
@@ -185,6 +187,22 @@ type AddRow = (
   target?: string,
 ) => void;
 
+/** Drain with the content stored against the empty table: at least this much. */
+export const STORED_DRAIN_TARGET = 0.9;
+
+function storedArticlesRows(add: AddRow, result: StoredArticlesResult): void {
+  const { articles, stored, emptyBefore, emptyAfter } = result;
+  const empty = (emptyBefore.rate + emptyAfter.rate) / 2;
+  const r = stored.rate / empty;
+  add(
+    `Drain, 1 worker, ${articles.toLocaleString('en')} articles stored (1 create in 4 titled)`,
+    perSecond(stored.rate),
+    `${perSecond(empty)} empty (${perSecond(emptyBefore.rate)} before, ${perSecond(emptyAfter.rate)} after)`,
+    ratio(stored.rate, empty),
+    `≥ ${STORED_DRAIN_TARGET} ${r >= STORED_DRAIN_TARGET ? 'ok' : 'MISSED'}`,
+  );
+}
+
 export function tableRows(figures: Figures): Row[] {
   const rows: Row[] = [];
   const add: AddRow = (figure, service, reference, r, target = '—') =>
@@ -226,6 +244,7 @@ export function tableRows(figures: Figures): Row[] {
       ratio(service2.rate, service1.rate),
     );
   }
+  if (figures.storedArticles) storedArticlesRows(add, figures.storedArticles);
   if (deliveries) deliveryRows(add, deliveries);
   if (lag) {
     add(

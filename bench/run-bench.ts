@@ -12,6 +12,7 @@ import { measureCapacity } from './phases/capacity.js';
 import { measureCli } from './phases/cli.js';
 import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
+import { measureStoredArticles } from './phases/stored-articles.js';
 import { measureFairness } from './phases/fairness.js';
 import { measureFootprint } from './phases/footprint.js';
 import { measureHistory, newHistoryResult } from './phases/history.js';
@@ -83,6 +84,7 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
     figures.latency = await measureLatency(env, half > 0 ? half : fallback('latency'));
   }
   if (phases.has('drain')) figures.drain = await measureDrain(env);
+  if (phases.has('stored-articles')) figures.storedArticles = await measureStoredArticles(env);
   if (phases.has('lag')) figures.lag = await measureLag(env);
   if (phases.has('hot-slugs')) figures.hotSlugs = await measureHotSlugs(env);
   if (phases.has('footprint')) {

@@ -27,7 +27,7 @@ import {
   drainOnce,
   serviceWorkers,
   type DrainResult,
-  type DrainSize,
+  type DrainOptions,
   type DrainWorker,
 } from './drain.js';
 
@@ -70,7 +70,7 @@ async function drainWithEndpoints(
   env: BenchEnvironment,
   label: string,
   workers: DrainWorker[],
-  size: DrainSize,
+  size: DrainOptions,
 ): Promise<DrainWithDeliveries> {
   const drain = await drainOnce(env, 'service', label, workers, size);
   const deliveries = await deliveryCounts(env.db);
@@ -174,7 +174,7 @@ function deliveryNotes(result: DeliveriesResult, plan: BenchPlan): string[] {
 
 export async function measureDeliveries(env: BenchEnvironment): Promise<DeliveriesResult> {
   const { deliveryDrainEvents: events, deliveryDrainDeadlineSeconds: deadline } = env.options.plan;
-  const size: DrainSize = { events, deadlineSeconds: deadline };
+  const size: DrainOptions = { events, deadlineSeconds: deadline };
   env.log(
     `deliveries: content drains of ${events} mixed events without and with ` +
       `${ENDPOINTS_PER_ACCOUNT} webhook endpoints per account; one worker's delivery rate; lag`,

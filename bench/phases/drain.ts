@@ -2,7 +2,7 @@
 // then workers start and the bench counts finished events until all are. The rate is
 // taken from the first finished event to the last, so process start-up is left out.
 import type { BenchEnvironment } from '../bench-environment.js';
-import { createEventStream } from '../support/event-mix.js';
+import { createEventStream, type EventMix } from '../support/event-mix.js';
 import { runAmount } from '../support/fixed-rate-load.js';
 import { describeCpu, type CpuUse } from '../support/cpu-meter.js';
 import { followDrain } from '../support/drain-progress.js';
@@ -43,8 +43,14 @@ export interface DrainWorker {
  */
 const FILL_ROUNDS = 3;
 
-async function fillQueue(env: BenchEnvironment, side: Side, target: RunningHttp, events: number) {
-  const stream = createEventStream(env.keys, env.tag('drain'), 'mixed');
+async function fillQueue(
+  env: BenchEnvironment,
+  side: Side,
+  target: RunningHttp,
+  events: number,
+  mix: EventMix,
+) {
+  const stream = createEventStream(env.keys, env.tag('drain'), mix);
   const meter = await env.cpuMeter([{ name: side, pid: target.proc.pid }]);
   const byStatus: Record<string, number> = {};
   let accepted = 0;
@@ -73,14 +79,17 @@ async function fillQueue(env: BenchEnvironment, side: Side, target: RunningHttp,
   return { accepted, mix: { ...stream.counts } };
 }
 
-/** The drain phase's own size and window unless a caller gives others. */
-export interface DrainSize {
+/** The drain phase's own size, window and mix unless a caller gives others. */
+export interface DrainOptions {
   events?: number;
   deadlineSeconds?: number;
+  mix?: EventMix;
+  /** Run after the reset, before the fill: data the drain should find stored. */
+  prepare?: () => Promise<void>;
 }
 
 /**
- * Empties everything, queues `events` mixed events through `side`'s accept path, then
+ * Empties everything, queues `events` events through `side`'s accept path, then
  * starts `workers` together and follows the drain. `label` names it in the log and notes.
  * The workers are stopped before it resolves; what else they left (webhook deliveries)
  * stays until the next reset.
@@ -90,13 +99,14 @@ export async function drainOnce(
   side: Side,
   label: string,
   workers: DrainWorker[],
-  size: DrainSize = {},
+  options: DrainOptions = {},
 ): Promise<DrainResult> {
-  const { events = env.options.plan.drainEvents } = size;
-  const { deadlineSeconds = env.options.plan.drainDeadlineSeconds } = size;
+  const { events = env.options.plan.drainEvents, mix: eventMix = 'mixed' } = options;
+  const { deadlineSeconds = env.options.plan.drainDeadlineSeconds } = options;
   await env.reset();
+  await options.prepare?.();
   const target = side === 'service' ? env.api : env.floor;
-  const { accepted, mix } = await fillQueue(env, side, target, events);
+  const { accepted, mix } = await fillQueue(env, side, target, events, eventMix);
   const running = await Promise.all(workers.map((worker) => worker.start()));
   const meter = await env.cpuMeter(
     running.map((worker, i) => ({ name: workers[i]?.name ?? 'worker', pid: worker.proc.pid })),

@@ -1,6 +1,8 @@
 // The stream of requests a load run sends: round robin over every key, each request a
 // fresh event. `creates` is article.create only; `mixed` is mostly creates with updates
-// and deletes of articles created earlier by the same account.
+// and deletes of articles created earlier by the same account; `titled` is `mixed` with
+// one create in four naming no slug, so that its slug is derived from a title that other
+// articles share (`Stored headline 1` to `Stored headline 1000`: see stored-articles.ts).
 import { articleCreate } from './article-payloads.js';
 
 export interface BenchKey {
@@ -18,7 +20,10 @@ export interface RequestStream {
   next(): OutgoingRequest;
 }
 
-export type EventMix = 'creates' | 'mixed';
+export type EventMix = 'creates' | 'mixed' | 'titled';
+
+/** The titles of `titled` creates without a slug: this many, in turn. */
+export const SHARED_TITLES = 1_000;
 
 /**
  * An update or delete only names a slug no request has touched (created, updated) for at
@@ -51,7 +56,7 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
   const next = (): OutgoingRequest => {
     n += 1;
     const keyIndex = n % keys.length;
-    const roll = mix === 'mixed' ? n % 20 : 0;
+    const roll = mix === 'creates' ? 0 : n % 20;
     // 3 in 20 are updates, 1 in 20 deletes, once enough articles exist.
     const target = roll >= 16 ? earlierSlug() : undefined;
     if (target !== undefined) touched.set(target.slug, n);
@@ -69,6 +74,11 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
     }
     counts.create += 1;
     const data = articleCreate(runTag, n);
+    if (mix === 'titled' && n % 4 === 0) {
+      const { slug: _, ...titled } = data;
+      const title = `Stored headline ${(n % SHARED_TITLES) + 1}`;
+      return send(keyIndex, { event: 'article.create', data: { ...titled, title } });
+    }
     created.push({ slug: data.slug, keyIndex });
     touched.set(data.slug, n);
     return send(keyIndex, { event: 'article.create', data });
