@@ -27,7 +27,10 @@ export interface DrainResult {
   /** False when the deadline passed first; `rate` is then over what did finish. */
   complete: boolean;
   mix: { create: number; update: number; delete: number };
+  /** Over the rate's window: from the first event finished to the last. */
   cpu: CpuUse;
+  /** CPU milliseconds per event finished in that window, by process (or group). */
+  cpuMsPerEvent: Record<string, number>;
 }
 
 /** One of the processes a drain starts once the queue is full, as its CPU is reported. */
@@ -108,16 +111,23 @@ export async function drainOnce(
   const target = side === 'service' ? env.api : env.floor;
   const { accepted, mix } = await fillQueue(env, side, target, events, eventMix);
   const running = await Promise.all(workers.map((worker) => worker.start()));
-  const meter = await env.cpuMeter(
-    running.map((worker, i) => ({ name: workers[i]?.name ?? 'worker', pid: worker.proc.pid })),
-  );
+  const startMeter = () =>
+    env.cpuMeter(
+      running.map((worker, i) => ({ name: workers[i]?.name ?? 'worker', pid: worker.proc.pid })),
+    );
+  // From the first event finished, as the rate: start-up (node, tsx for the floor, JIT,
+  // pools) is no event's cost.
+  let meter: Awaited<ReturnType<typeof startMeter>> | undefined;
   const progress = await followDrain(
     env.processes,
     accepted,
     () => finishedCount(env.db, side),
     deadlineSeconds,
+    async () => {
+      meter = await startMeter();
+    },
   );
-  const cpu = await meter.stop();
+  const cpu = await (meter ?? (await startMeter())).stop();
   await Promise.all(running.map((worker) => worker.proc.stop()));
   const result: DrainResult = {
     events: accepted,
@@ -125,6 +135,12 @@ export async function drainOnce(
     failed: side === 'service' ? await failedCount(env.db) : 0,
     mix,
     cpu,
+    cpuMsPerEvent: Object.fromEntries(
+      Object.entries(cpu.cores).map(([name, cores]) => [
+        name,
+        (cores * progress.seconds * 1000) / progress.counted,
+      ]),
+    ),
   };
   const failed = result.failed > 0 ? `, ${result.failed} failed` : '';
   env.log(
@@ -149,15 +165,59 @@ export function serviceWorkers(env: BenchEnvironment, count: number): DrainWorke
   }));
 }
 
-export async function measureDrain(env: BenchEnvironment) {
-  env.log(`drain: ${env.options.plan.drainEvents} mixed events queued with workers stopped`);
-  const service1 = await drainOnce(env, 'service', 'service 1 worker', serviceWorkers(env, 1));
-  const service2 = await drainOnce(env, 'service', 'service 2 workers', serviceWorkers(env, 2));
+export interface DrainFigures {
+  /** One service worker, then the floor worker, twice in turns: drift of the shared disk lands on both. */
+  service1Runs: DrainResult[];
+  floorRuns: DrainResult[];
+  /** The mean of the runs of each side: rate and CPU per event. */
+  service1: DrainResult;
+  floor: DrainResult;
+  service2: DrainResult;
+}
+
+const TURNS = 2;
+
+/** `runs`' mean rate and CPU per event, the first run's other fields. */
+function meanOf(runs: DrainResult[]): DrainResult {
+  const [first] = runs;
+  if (first === undefined) throw new Error('no drain runs');
+  const mean = (values: number[]) => values.reduce((sum, n) => sum + n, 0) / values.length;
+  return {
+    ...first,
+    rate: mean(runs.map((run) => run.rate)),
+    cpuMsPerEvent: Object.fromEntries(
+      Object.keys(first.cpuMsPerEvent).map((name) => [
+        name,
+        mean(runs.map((run) => run.cpuMsPerEvent[name] ?? Number.NaN)),
+      ]),
+    ),
+  };
+}
+
+export async function measureDrain(env: BenchEnvironment): Promise<DrainFigures> {
+  env.log(
+    `drain: ${env.options.plan.drainEvents} mixed events queued with workers stopped; ` +
+      `one service worker and the floor worker ${TURNS} times in turns`,
+  );
   const floorWorker: DrainWorker = {
     name: 'worker 1',
     start: () => startFloorWorker(env.processes, env.stores, env.options.cpuProfile),
   };
-  const floor = await drainOnce(env, 'floor', 'floor 1 worker', [floorWorker]);
+  const service1Runs: DrainResult[] = [];
+  const floorRuns: DrainResult[] = [];
+  for (let turn = 1; turn <= TURNS; turn += 1) {
+    service1Runs.push(
+      await drainOnce(env, 'service', `service 1 worker (${turn})`, serviceWorkers(env, 1)),
+    );
+    floorRuns.push(await drainOnce(env, 'floor', `floor 1 worker (${turn})`, [floorWorker]));
+  }
+  const service2 = await drainOnce(env, 'service', 'service 2 workers', serviceWorkers(env, 2));
   await env.reset();
-  return { service1, service2, floor };
+  return {
+    service1Runs,
+    floorRuns,
+    service1: meanOf(service1Runs),
+    floor: meanOf(floorRuns),
+    service2,
+  };
 }
