@@ -118,7 +118,7 @@ function standingNotes(): string[] {
   return [
     'Capacity and latency measure the accept path: no worker (service or floor) runs meanwhile.',
     `Service: tsup bundles under node, LOG_LEVEL=info to a file, DATABASE_POOL_SIZE=${POOL_SIZE}, ` +
-      `WORKER_CONCURRENCY=${WORKER_CONCURRENCY}, load shedding and per-key rate limit on (limit raised).`,
+      `WORKER_CONCURRENCY=${WORKER_CONCURRENCY}, admission control on, per-account rate limits on (limits raised) except in fairness (c), which runs the shipped defaults.`,
     'Floor: one pg INSERT + one BullMQ add per request, key checked in a Map; floor worker: one ' +
       'transaction per job (INSERT article, UPDATE log row), concurrency 32, same pool size.',
     `Load: autocannon in the runner process, ${plan.connections} connections, pipelining 1, ` +

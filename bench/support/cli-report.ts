@@ -89,7 +89,7 @@ export function cliNotes(result: Omit<CliResult, 'notes' | 'machineNotes'>): str
       `of the CLI's ratio is the service's keyed path, and the CLI ran at ` +
       `${(cli.acceptRate / keyed.acceptRate).toFixed(2)}x the keyed loop. CPU ms an event, ` +
       `reference: ${cpuPerEvent(before)}; keyed loop: ${cpuPerEvent(keyed)}; CLI: ${cpuPerEvent(cli)}.`,
-    `Calls the API shed (503, Retry-After: 2 s, which the CLI and the loop wait out): ` +
+    `Calls the API refused (503, with a Retry-After from its admission queue, which the CLI and the loop wait out): ` +
       `${shed(before)} of the reference before, ${shed(keyed)} of the keyed loop, ` +
       `${shed(cli)} of the CLI, ${shed(after)} of the reference after.`,
   ];
