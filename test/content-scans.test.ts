@@ -1,9 +1,10 @@
 // Per-event work does not grow with the content: on a database already holding 200,000
-// articles and 200,000 events, publishing every kind of event, and every kind of failure,
-// makes PostgreSQL read none of the big tables whole. Counted with pg_stat_user_tables,
-// which sees every statement the API and a real worker process send, including those a
-// list of EXPLAINs would miss. A backend reports its counts when it exits, so both are
-// stopped before the counts are read.
+// articles, 200,000 events with their attempts, and another account's backlog of 50,000
+// places in line, publishing every kind of event, and every kind of failure, makes
+// PostgreSQL read none of the big tables whole. Counted with pg_stat_user_tables, which
+// sees every statement the API and a real worker process send, including those a list of
+// EXPLAINs would miss. A backend reports its counts when it exits, so both are stopped
+// before the counts are read.
 //
 // 200,000 rows because on a small table a sequential scan is the planner's right choice:
 // only on a large one does a statement that cannot use an index show up as a scan.
@@ -17,10 +18,12 @@ import { uuidV7At } from './support/uuid-v7-sql.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
 const ROWS = 200_000;
-// The tables holding the seeded rows: the articles, and the event log's partition of
-// today. (Its empty partitions of the coming days are read whole by statements that do
-// not bound the time from above: an empty table has nothing to read.)
-const BIG_TABLES = `(relname = 'articles' OR relname LIKE 'webhook_logs%') AND n_live_tup >= 1000`;
+// The tables holding the seeded rows: the articles, the event log's and its attempts'
+// partitions of today, and the places in line. (The log's empty partitions of the coming
+// days are read whole by statements that do not bound the time from above: an empty
+// table has nothing to read.)
+const BIG_TABLES = `(relname IN ('articles', 'pending_order_keys') OR relname LIKE 'webhook_logs%'
+  OR relname LIKE 'event_attempts%') AND n_live_tup >= 1000`;
 
 let scratch: ScratchDatabase;
 let api: TestApi | undefined;
@@ -55,8 +58,18 @@ async function seed(client: pg.Client): Promise<void> {
      FROM generate_series(1, $1::int) AS n, api_keys AS k`,
     [ROWS],
   );
+  await client.query(
+    `INSERT INTO event_attempts (event_id, number, started_at, finished_at, outcome)
+     SELECT id, 1, received_at, received_at, 'succeeded' FROM webhook_logs`,
+  );
+  // Another account's backlog in line: 50,000 places the claims and wake-ups must pass by.
+  await client.query(
+    `INSERT INTO pending_order_keys (account_id, key, sequence, event_id)
+     SELECT '00000000-0000-4000-8000-00000000b10c', 'backlog-' || n % 5000, n, gen_random_uuid()
+     FROM generate_series(1, 50000) AS n`,
+  );
   // What autovacuum would have done by now on a live table.
-  await client.query('VACUUM ANALYZE articles, webhook_logs');
+  await client.query('VACUUM ANALYZE articles, webhook_logs, event_attempts, pending_order_keys');
 }
 
 async function sequentialScans(): Promise<Map<string, number>> {
@@ -142,6 +155,8 @@ describe('the accept and apply paths on a database with 200,000 articles', () =>
     const after = await sequentialScans();
     expect([...after.keys()].sort()).toEqual([
       'articles',
+      expect.stringMatching(/^event_attempts_p\d{8}$/),
+      'pending_order_keys',
       expect.stringMatching(/^webhook_logs_p\d{8}$/),
     ]);
     const scanned = [...after].filter(([table, scans]) => scans > (before.get(table) ?? 0));
