@@ -16,7 +16,7 @@ import {
   type BurstOutcome,
   type EventScope,
 } from '../support/order-queries.js';
-import { percentile } from '../support/percentiles.js';
+import { spreadMs } from '../support/percentiles.js';
 import {
   createArticles,
   keyAt,
@@ -78,9 +78,7 @@ function latencyOf(samples: number[]): OwnerLatency {
     tries: samples.length,
     missed: samples.filter(Number.isNaN).length,
     latenciesMs: samples,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    ...spreadMs(sorted),
   };
 }
 

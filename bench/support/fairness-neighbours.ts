@@ -23,7 +23,8 @@ import {
   type RunningHttp,
 } from './launchers.js';
 import { runLoadChild, type LoadOutcome } from './load-children.js';
-import { percentile, sortedSamples } from './percentiles.js';
+import { accountEventCount } from './progress-queries.js';
+import { percentile, sortedSamples, spreadMs } from './percentiles.js';
 
 export interface QuietWindow {
   calls: number;
@@ -76,23 +77,10 @@ async function seedArticles(env: BenchEnvironment, accountId: string, slugs: str
   );
 }
 
-const finishedOf = async (env: BenchEnvironment, accountId: string): Promise<number> => {
-  const { rows } = await env.db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM webhook_logs
-     WHERE account_id = $1 AND status IN ('succeeded', 'failed')`,
-    [accountId],
-  );
-  return rows[0]?.n ?? 0;
-};
-
-const unfinishedOf = async (env: BenchEnvironment, accountId: string): Promise<number> => {
-  const { rows } = await env.db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM webhook_logs
-     WHERE account_id = $1 AND status IN ('queued', 'processing')`,
-    [accountId],
-  );
-  return rows[0]?.n ?? 0;
-};
+const finishedOf = (env: BenchEnvironment, accountId: string) =>
+  accountEventCount(env.db, accountId, ['succeeded', 'failed']);
+const unfinishedOf = (env: BenchEnvironment, accountId: string) =>
+  accountEventCount(env.db, accountId, ['queued', 'processing']);
 
 /** One article.create a second with Prefer: wait, then a read of its receipt. */
 async function quietWindow(
@@ -156,9 +144,7 @@ async function quietWindow(
   const stages = rows[0];
   return {
     calls: publishes.length,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    ...spreadMs(sorted),
     refused,
     other: Object.fromEntries(other),
     readP99Ms: percentile(sortedSamples(reads), 0.99),

@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { BenchKey } from './event-mix.js';
-import { percentile, sortedSamples } from './percentiles.js';
+import { sortedSamples, spreadMs } from './percentiles.js';
 
 export interface ReadTiming {
   samples: number;
@@ -66,9 +66,7 @@ async function timeRequests(
   const sorted = sortedSamples(latencies);
   return {
     samples: sorted.length,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    ...spreadMs(sorted),
     failures,
     firstBody,
   };

@@ -20,7 +20,7 @@ import { runFixedRate, type Answer, type LoadResult } from './fixed-rate-load.js
 import { describeLoad } from './format.js';
 import { sampleLocks, timedPool, type LockSampling, type TimedStatement } from './history-locks.js';
 import { measureSizes, partitionBytes, type Sizes } from './history-partitions.js';
-import { percentile, sortedSamples } from './percentiles.js';
+import { sortedSamples, spreadMs } from './percentiles.js';
 import { contentUrl } from './launchers.js';
 
 export const RETENTION_DAYS = 30;
@@ -98,9 +98,7 @@ function windowOf(answers: Answer[], origin: number, from: number, to: number): 
     fromS: (from - origin) / 1000,
     toS: (to - origin) / 1000,
     samples: sorted.length,
-    p50Ms: percentile(sorted, 0.5),
-    p99Ms: percentile(sorted, 0.99),
-    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    ...spreadMs(sorted),
     failures: inside.filter((a) => a.status !== 202).length,
   };
 }

@@ -8,3 +8,16 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 export function sortedSamples(samples: number[]): Float64Array {
   return Float64Array.from(samples).sort();
 }
+
+/** The median, the 99th percentile and the largest of sorted samples, in milliseconds. */
+export function spreadMs(sorted: ArrayLike<number>): {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+} {
+  return {
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}

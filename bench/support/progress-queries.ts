@@ -13,6 +13,19 @@ export async function finishedCount(db: pg.Pool, side: Side): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
+/** One account's events in `statuses`: finished ones, or those still to apply. */
+export async function accountEventCount(
+  db: pg.Pool,
+  accountId: string,
+  statuses: readonly string[],
+): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_logs WHERE account_id = $1 AND status = ANY($2)`,
+    [accountId, statuses],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 export async function failedCount(db: pg.Pool): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM webhook_logs WHERE status = 'failed'`,
