@@ -190,22 +190,22 @@ async function failAttempt(
 function reportApplied(deps: WorkerDeps, head: EventRow, applied: Applied, log: Logger): void {
   const applies = [{ row: head, outcome: applied.outcome, log }, ...applied.followers];
   for (const { row, outcome, log: eventLog } of applies) {
+    const event = row.event ?? 'unknown';
     const inRun = row !== head;
+    // A follower is counted as its job's outcome would be: its own job will find it
+    // finished. The head's is counted by its job.
+    if (inRun) {
+      deps.metrics.jobsProcessed.inc({ event, outcome: outcome.ok ? 'succeeded' : 'failed' });
+    }
     if (!outcome.ok) {
       eventLog.info(
         { code: outcome.error.code },
         inRun ? 'event failed in the run of an earlier event' : 'event failed',
       );
-      // The head's outcome is counted by its job; a follower's own job will find it finished.
-      if (inRun)
-        deps.metrics.jobsProcessed.inc({ event: row.event ?? 'unknown', outcome: 'failed' });
       continue;
     }
     deps.appliedCounter.increment();
-    deps.metrics.lagSeconds.observe({ event: row.event ?? 'unknown' }, lagSecondsOf(row));
-    if (inRun) {
-      deps.metrics.jobsProcessed.inc({ event: row.event ?? 'unknown', outcome: 'succeeded' });
-    }
+    deps.metrics.lagSeconds.observe({ event }, lagSecondsOf(row));
     eventLog.info(
       { result: outcome.value },
       inRun ? 'event applied in the run of an earlier event' : 'event applied',
