@@ -26,10 +26,21 @@ it('never writes a password, token, API key or the JWT secret to the log', async
   await inject({ method: 'GET', url: '/api/auth/me', headers: bearer(account.token) });
   await inject({ method: 'GET', url: '/api/auth/me', headers: { 'x-api-key': key } });
   await inject({ method: 'GET', url: '/api/auth/me', headers: { 'x-api-key': `${key}x` } });
+  // Credentials in query strings: no route takes them, but a client may send them anyway.
+  const query = new URLSearchParams({
+    key,
+    api_key: key,
+    Token: account.token,
+    access_token: account.token,
+    secret: api.deps.config.auth.jwtSecret,
+    PASSWORD: account.password,
+    page: '2',
+  });
+  await inject({ method: 'GET', url: `/api/nothing?${query.toString()}` });
   await inject({
     method: 'GET',
-    url: `/api/nothing?key=${key}`.slice(0, 0) || '/api/nothing',
-    headers: { authorization: `Bearer ${account.token}` },
+    url: `/api/auth/me?api_key=${key}`,
+    headers: { 'x-api-key': key },
   });
 
   const log = api.logLines.join('\n');
@@ -42,8 +53,16 @@ it('never writes a password, token, API key or the JWT secret to the log', async
     api.deps.config.auth.jwtSecret,
   ]) {
     expect(log).not.toContain(secret);
+    // As a query string carries it: the JWT secret is base64, with `+`, `/` and `=`.
+    expect(log).not.toContain(new URLSearchParams({ secret }).toString().slice('secret='.length));
   }
   // The lines are still useful: each request is there with its id and outcome.
   expect(log).toContain('"statusCode":401');
   expect(log).toContain('"url":"/api/auth/me"');
+  // URLs are logged, with only the credentials' values taken out.
+  expect(log).toContain(
+    '"url":"/api/nothing?key=[redacted]&api_key=[redacted]&Token=[redacted]' +
+      '&access_token=[redacted]&secret=[redacted]&PASSWORD=[redacted]&page=2"',
+  );
+  expect(log).toContain('"url":"/api/auth/me?api_key=[redacted]"');
 });

@@ -31,6 +31,7 @@ export class RequestLogController extends LogController {
     if (request.refusedFor !== null && error === undefined) return;
     const line = {
       method: request.method,
+      // Logged as `url`, the logger censors the values of credential query parameters.
       url: request.url,
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 10) / 10,

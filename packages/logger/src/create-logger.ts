@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { REDACTED_PATHS, REDACTION_CENSOR } from './redaction.js';
+import { redactUrl } from './redact-url.js';
+import { REDACTED_PATHS, REDACTION_CENSOR, URL_PATHS } from './redaction.js';
 
 export type { Logger };
 
@@ -11,13 +12,24 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/**
+ * What pino writes in place of a redacted value. A URL keeps all but its credentials'
+ * values, so that a line still says which request it was about: the API's request
+ * lines, and Fastify's own `req`, log it with its query string.
+ */
+function censor(value: unknown, path: string[]): unknown {
+  if (path.at(-1) !== 'url') return REDACTION_CENSOR;
+  if (typeof value === 'string') return redactUrl(value);
+  return value instanceof URL ? redactUrl(value.href) : value;
+}
+
 /** JSON lines with secrets redacted; pretty-printing is left to the reader (`pino-pretty`). */
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       name: options.name,
       level: options.level,
-      redact: { paths: REDACTED_PATHS, censor: REDACTION_CENSOR },
+      redact: { paths: [...REDACTED_PATHS, ...URL_PATHS], censor },
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },

@@ -36,4 +36,7 @@ export const REDACTED_PATHS = [
   'headers.cookie',
 ];
 
+/** Paths of URLs: only the values of their credential query parameters are censored. */
+export const URL_PATHS = ['url', '*.url'];
+
 export const REDACTION_CENSOR = '[redacted]';
