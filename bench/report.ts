@@ -1,9 +1,6 @@
 // The run's figures as one table (figure, service, reference, ratio, target), printed
 // and written to results/latest.md and results/latest.json.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CapacityResult } from './phases/capacity.js';
-import type { CliResult } from './phases/cli.js';
 import type { DeliveriesResult } from './phases/deliveries.js';
 import type { DrainFigures } from './phases/drain.js';
 import type { FairnessResult } from './phases/fairness.js';
@@ -16,8 +13,15 @@ import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
 import type { LagPercentiles } from './support/progress-queries.js';
 import { cliRows } from './support/cli-report.js';
+import type { CliResult } from './support/cli-result.js';
 import { fairnessRows } from './support/fairness-report.js';
-import { BENCH_DIR } from './support/paths.js';
+import {
+  noteLines,
+  markdownTable,
+  writeResultsFile,
+  type Row,
+  type RunFacts,
+} from './support/results-file.js';
 
 export interface Figures {
   capacity?: { service: CapacityResult; floor: CapacityResult };
@@ -30,14 +34,6 @@ export interface Figures {
   deliveries?: DeliveriesResult;
   cli?: CliResult;
   fairness?: FairnessResult;
-}
-
-export interface Row {
-  figure: string;
-  service: string;
-  reference: string;
-  ratio: string;
-  target: string;
 }
 
 /** Targets the issues set; the other figures are compared, not judged, for now. */
@@ -322,73 +318,27 @@ export function tableRows(figures: Figures): Row[] {
   return rows;
 }
 
-export function markdownTable(rows: Row[]): string {
-  const header: Row = {
-    figure: 'Figure',
-    service: 'Service',
-    reference: 'Reference',
-    ratio: 'Ratio',
-    target: 'Target',
-  };
-  const columns = Object.keys(header) as Array<keyof Row>;
-  const widths = columns.map((c) => Math.max(...[header, ...rows].map((row) => row[c].length)));
-  const line = (row: Row) =>
-    `| ${columns.map((c, i) => row[c].padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  const rule = `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`;
-  return [line(header), rule, ...rows.map(line)].join('\n');
-}
-
-export interface RunFacts {
-  date: string;
-  cores: number;
-  node: string;
-  cpu: string;
-  /** One-minute load average before the run: work already on the machine. */
-  loadAverageAtStart: number;
-  commit: string;
-  wallSeconds: number;
-  argv: string[];
-  failure?: string;
-}
-
-/** The first lines of every results file: the command, the machine and the run. */
-export function resultsHeader(facts: RunFacts): string[] {
-  return [
-    `# pnpm bench ${facts.argv.join(' ')}`.trimEnd(),
-    '',
-    `${facts.date} · ${facts.cores} cores (${facts.cpu}) · Node ${facts.node} · ${facts.commit} · ` +
-      `load average ${facts.loadAverageAtStart.toFixed(2)} at start · ${facts.wallSeconds.toFixed(0)} s wall`,
-    ...(facts.failure ? ['', `**Run failed:** ${facts.failure}`] : []),
-  ];
-}
-
-function resultsMarkdown(facts: RunFacts, rows: Row[], notes: string[]): string {
-  return [
-    ...resultsHeader(facts),
-    '',
-    markdownTable(rows),
-    '',
-    ...notes.map((note) => `- ${note}`),
-    '',
-  ].join('\n');
-}
-
 /** latest.md and latest.json; and cli.md, the cli phase's rows alone, when it ran. */
 export function writeResults(facts: RunFacts, figures: Figures, rows: Row[], notes: string[]) {
-  const dir = join(BENCH_DIR, 'results');
-  mkdirSync(dir, { recursive: true });
-  const markdown = resultsMarkdown(facts, rows, notes);
-  const paths = [join(dir, 'latest.md'), join(dir, 'latest.json')];
-  writeFileSync(join(dir, 'latest.md'), markdown);
-  writeFileSync(
-    join(dir, 'latest.json'),
-    `${JSON.stringify({ ...facts, rows, notes, figures }, null, 2)}\n`,
+  const written = writeResultsFile(
+    'latest',
+    facts,
+    [markdownTable(rows), '', ...noteLines(notes)],
+    {
+      rows,
+      notes,
+      figures,
+    },
   );
   const { cli } = figures;
   if (cli) {
-    const path = join(dir, 'cli.md');
-    writeFileSync(path, resultsMarkdown(facts, cliRows(cli), [...cli.notes, ...cli.machineNotes]));
-    paths.push(path);
+    const cliNotes = [...cli.notes, ...cli.machineNotes];
+    const { paths } = writeResultsFile('cli', facts, [
+      markdownTable(cliRows(cli)),
+      '',
+      ...noteLines(cliNotes),
+    ]);
+    written.paths.push(...paths);
   }
-  return { markdown, paths };
+  return written;
 }

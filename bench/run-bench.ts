@@ -1,11 +1,9 @@
 // `pnpm bench`: builds the apps, starts the service as production runs it beside a
 // minimal floor server and worker, measures each figure beside its reference in the same
 // run, prints the table and writes results/latest.{md,json}. See bench/README.md.
-import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@ingest/test-harness';
+import { runProvenance } from '@ingest/test-harness';
 import { parseOptions, USAGE, type BenchOptions } from './bench-options.js';
 import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js';
 import { measureCapacity } from './phases/capacity.js';
@@ -25,16 +23,18 @@ import {
 } from './phases/index-costs.js';
 import { measureLag } from './phases/lag.js';
 import { measureLatency } from './phases/latency.js';
-import { markdownTable, tableRows, writeResults, type Figures, type RunFacts } from './report.js';
+import { tableRows, writeResults, type Figures } from './report.js';
 import { holdBenchLock } from './support/bench-database.js';
 import { Cleanup } from './support/cleanup.js';
 import { otherWorkNote } from './support/cpu-meter.js';
 import { GROUPS } from './support/fixed-rate-load.js';
 import { historyTable, writeHistory } from './support/history-report.js';
 import { POOL_SIZE, PROFILE_DIR, WORKER_CONCURRENCY } from './support/launchers.js';
+import { markdownTable, type RunFacts } from './support/results-file.js';
 
 const startedAt = new Date();
-const loadAtStart = loadavg()[0] ?? 0;
+// The commit, the tree's state, the machine and its load, before the run changes any of them.
+const provenance = runProvenance();
 const started = performance.now();
 const seconds = () => (performance.now() - started) / 1000;
 const log = (line: string) => console.log(`${seconds().toFixed(0).padStart(4)}s ${line}`);
@@ -126,18 +126,6 @@ function standingNotes(): string[] {
   ];
 }
 
-function commitOf(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT });
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'packages'], {
-      cwd: REPO_ROOT,
-    });
-    return `${head.toString().trim()}${dirty.length > 0 ? ' + uncommitted changes' : ''}`;
-  } catch {
-    return 'unknown commit';
-  }
-}
-
 function profilesSince(): string[] {
   try {
     return readdirSync(PROFILE_DIR)
@@ -183,11 +171,7 @@ const rows = tableRows(figures);
 const wallSeconds = seconds();
 const facts: RunFacts = {
   date: startedAt.toISOString(),
-  cores: availableParallelism(),
-  node: process.version,
-  cpu: cpus()[0]?.model ?? 'unknown cpu',
-  loadAverageAtStart: loadAtStart,
-  commit: commitOf(),
+  ...provenance,
   wallSeconds,
   argv: process.argv.slice(2),
   ...(failure ? { failure } : {}),

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { createPublisher, fetchClient, newAccountFields } from '@ingest/test-harness';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { cliNotes } from '../support/cli-report.js';
+import type { CliResult, PublishRun } from '../support/cli-result.js';
 import {
   answersSince,
   createLine,
@@ -30,12 +31,7 @@ import {
   runCli,
   summaryFigure,
 } from '../support/bulk-publish.js';
-import {
-  describeCpu,
-  otherWorkNote,
-  type CpuUse,
-  type MeteredProcess,
-} from '../support/cpu-meter.js';
+import { describeCpu, otherWorkNote, type MeteredProcess } from '../support/cpu-meter.js';
 import { statusSummary } from '../support/format.js';
 import { startServiceWorker, type RunningHttp } from '../support/launchers.js';
 import {
@@ -45,42 +41,6 @@ import {
   type EventScope,
 } from '../support/order-queries.js';
 import { waitUntilFinished } from '../support/slug-events.js';
-
-export interface PublishRun {
-  events: number;
-  /** From the first send (the CLI's spawn) to the last 202 (the CLI's exit). */
-  acceptSeconds: number;
-  acceptRate: number;
-  /** From the same start to the last event's `finished_at`. */
-  endToEndSeconds: number;
-  endToEndRate: number;
-  failed: number;
-  /** The API's answers to the publish's calls, by status, from its log: 503s were shed. */
-  answers: Record<string, number>;
-  /** Over the publish, not the drain after it. */
-  cpu: CpuUse;
-}
-
-export interface CliResult {
-  events: number;
-  concurrency: number;
-  /** Bytes of the events file. */
-  fileBytes: number;
-  /** The loop before and after the CLI... */
-  references: [PublishRun, PublishRun];
-  /** ...and their mean rates: the CLI's references. */
-  referenceRate: number;
-  referenceEndToEndRate: number;
-  /** The loop with an Idempotency-Key per call, as the CLI sends. */
-  keyed: PublishRun;
-  cli: PublishRun & { summarySeconds: number };
-  resume: { seconds: number; skipped: number; cpu: CpuUse };
-  /** The drain phase's one-worker rate, when it ran in this run. */
-  drainRate?: number;
-  notes: string[];
-  /** How much other work the machine did during the phase, for results/cli.md. */
-  machineNotes: string[];
-}
 
 interface Publisher {
   accountId: string;

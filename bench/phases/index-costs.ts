@@ -6,15 +6,12 @@
 // behind a primary key or a unique constraint are reported, not dropped: without them the
 // table would mean something else. Names come from the catalog at run time, so a
 // partitioned webhook_logs is measured the same way as a plain one.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pg from 'pg';
 import type { BenchEnvironment } from '../bench-environment.js';
-import { resultsHeader, type RunFacts } from '../report.js';
 import { createEventStream } from '../support/event-mix.js';
 import { runFixedRate } from '../support/fixed-rate-load.js';
 import { describeLoad } from '../support/format.js';
-import { BENCH_DIR } from '../support/paths.js';
+import { noteLines, writeResultsFile, type RunFacts } from '../support/results-file.js';
 import { searchCapacity, type CapacityStep } from './capacity.js';
 import { contentUrl } from '../support/launchers.js';
 
@@ -377,18 +374,6 @@ export function writeIndexCosts(
   result: IndexCostsResult | undefined,
   notes: string[],
 ) {
-  const dir = join(BENCH_DIR, 'results');
-  mkdirSync(dir, { recursive: true });
-  const text = [
-    ...resultsHeader(facts),
-    '',
-    indexCostsTable(result),
-    '',
-    ...notes.map((note) => `- ${note}`),
-    '',
-  ].join('\n');
-  const paths = [join(dir, 'index-costs.md'), join(dir, 'index-costs.json')];
-  writeFileSync(paths[0]!, text);
-  writeFileSync(paths[1]!, `${JSON.stringify({ ...facts, result, notes }, null, 2)}\n`);
-  return { markdown: text, paths };
+  const body = [indexCostsTable(result), '', ...noteLines(notes)];
+  return writeResultsFile('index-costs', facts, body, { result, notes });
 }

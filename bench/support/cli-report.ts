@@ -1,8 +1,8 @@
 // The cli phase's rows, in the run's table and alone in results/cli.md (report.ts), and
 // its notes.
-import type { CliResult, PublishRun } from '../phases/cli.js';
-import type { Row } from '../report.js';
+import type { CliResult, PublishRun } from './cli-result.js';
 import { perSecond, ratio } from './format.js';
+import type { Row } from './results-file.js';
 
 const seconds = (n: number) => (n < 10 ? `${n.toFixed(2)} s` : `${n.toFixed(1)} s`);
 

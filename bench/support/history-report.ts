@@ -1,17 +1,20 @@
 // The history mode's table (figure, with the history, on the empty log, ratio, target)
 // and its results files, results/history-<N>.{md,json}.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { SEED_EVENTS, type HistoryResult, type LogFigures } from '../phases/history.js';
-import { markdownTable, resultsHeader, type Row, type RunFacts } from '../report.js';
 import type { ReadTiming } from './history-reads.js';
 import type { LockSpan } from './history-locks.js';
 import type { RetentionResult, RoundFigures } from './history-retention.js';
 import type { FillReport } from './history-fill.js';
 import { HISTORY_DAYS } from './history-fill.js';
-import { BENCH_DIR } from './paths.js';
 import { describeWaits } from './wait-sampler.js';
 import { percentile } from './percentiles.js';
+import {
+  markdownTable,
+  noteLines,
+  writeResultsFile,
+  type Row,
+  type RunFacts,
+} from './results-file.js';
 
 /** Targets of the mode: with the history, against the empty log in the same run. */
 export const CAPACITY_RATIO_TARGET = 0.9;
@@ -278,28 +281,20 @@ export function historyNotes(result: HistoryResult): string[] {
 }
 
 export function writeHistory(facts: RunFacts, result: HistoryResult, notes: string[]) {
-  const dir = join(BENCH_DIR, 'results');
-  mkdirSync(dir, { recursive: true });
   const rows = historyRows(result);
   const all = [...historyNotes(result), ...notes];
-  const markdown = [
-    ...resultsHeader(facts),
-    '',
+  const body = [
     'Service: with the history. Reference: the same figure on the empty log, same run.',
     '',
     rows.length > 0 ? markdownTable(rows) : '(no figures)',
     '',
-    ...all.map((note) => `- ${note}`),
-    '',
-  ].join('\n');
-  const name = `history-${result.events}`;
-  const paths = [join(dir, `${name}.md`), join(dir, `${name}.json`)];
-  writeFileSync(paths[0]!, markdown);
-  writeFileSync(
-    paths[1]!,
-    `${JSON.stringify({ ...facts, rows, notes: all, history: result }, null, 2)}\n`,
-  );
-  return { markdown, paths };
+    ...noteLines(all),
+  ];
+  return writeResultsFile(`history-${result.events}`, facts, body, {
+    rows,
+    notes: all,
+    history: result,
+  });
 }
 
 /** The table, for the console. */

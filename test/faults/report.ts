@@ -2,6 +2,7 @@
 // scenarios with a companion (webhook receivers, a noisy neighbour) add to it.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { describeCommit, type RunProvenance } from '@ingest/test-harness';
 import { quantile, retriedAnswers } from './bot-request.js';
 import { markdownTable } from './markdown-table.js';
 import { passed, type ScenarioResult } from './run-scenario.js';
@@ -129,7 +130,8 @@ function traffic(result: ScenarioResult): string {
 export interface RunInfo {
   mode: string;
   seed: number;
-  nproc: number;
+  /** The code and the machine, taken when the run started. */
+  provenance: RunProvenance;
   wallMs: number;
   startedAt: Date;
   /** What the ledger self-check found (see ledger-self-check.ts). */
@@ -146,12 +148,14 @@ export async function writeResults(
   const details = findings(results).map((line) =>
     line.startsWith('  - ') ? `  - \`${line.slice(4).replaceAll('`', "'")}\`` : `- ${line}`,
   );
+  const { provenance } = info;
   const text = [
     '# Fault-injection suite: latest run',
     '',
     `- Date: ${info.startedAt.toISOString()}`,
     `- Mode: ${info.mode} (seed ${info.seed})`,
-    `- Machine: nproc ${info.nproc}, Node ${process.version}`,
+    `- Commit: ${describeCommit(provenance)}`,
+    `- Machine: ${provenance.cores} cores (${provenance.cpu}), Node ${provenance.node}, load average ${provenance.loadAverageAtStart.toFixed(2)} at start`,
     `- Wall time: ${seconds(info.wallMs)} s`,
     `- Ledger self-check: ${info.selfCheck}`,
     `- Verdict: ${failed.length === 0 ? 'every scenario passed' : `FAILED: ${failed.map((r) => r.scenario.name).join(', ')}`}`,

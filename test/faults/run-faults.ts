@@ -2,8 +2,8 @@
 // starts a private PostgreSQL and Redis, an API and two workers, then for each scenario
 // sends a bot's traffic while injecting one fault, and checks that every accepted event
 // was applied exactly once, in order. Exits 1 if anything was lost, doubled or wrong.
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { runProvenance } from '@ingest/test-harness';
 import { startCluster, type Cluster } from './harness.js';
 import { selfCheckLedger } from './ledger-self-check.js';
 import { companionReport, findings, table, writeLogs, writeResults } from './report.js';
@@ -47,6 +47,8 @@ const settings: RunSettings = {
 };
 
 const started = Date.now();
+// The commit, the tree's state, the machine and its load, before the suite adds its own.
+const provenance = runProvenance();
 const log = (line: string) =>
   console.log(`[faults ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s] ${line}`);
 
@@ -126,7 +128,7 @@ async function main(): Promise<boolean> {
   await writeResults(RESULTS_PATH, results, {
     mode: quick ? 'quick' : 'full',
     seed,
-    nproc: availableParallelism(),
+    provenance,
     wallMs,
     startedAt: new Date(started),
     selfCheck,

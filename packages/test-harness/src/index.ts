@@ -35,5 +35,6 @@ export {
   type StartOptions,
 } from './processes/running-process.js';
 export { REPO_ROOT } from './repo-root.js';
+export { describeCommit, runProvenance, type RunProvenance } from './run-provenance.js';
 export { seededRandom } from './seeded-random.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
