@@ -191,6 +191,27 @@ export default tseslint.config(
               regex: '^@ingest/(api|dashboard)(/|$)',
               message: 'The worker and the API share packages, not code.',
             },
+            {
+              // Unit-test fixtures live in apps/worker/test/, outside what the build compiles.
+              regex: '(^|/)test/',
+              message: 'Fixtures are for unit tests; the worker itself never imports one.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/worker/src/**/*.test.ts', 'apps/worker/test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^@ingest/(api|dashboard)(/|$)',
+              message: 'The worker and the API share packages, not code.',
+            },
           ],
         },
       ],

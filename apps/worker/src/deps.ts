@@ -4,7 +4,7 @@ import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ContentQueue, DeliveryQueue, MinuteCounter, ShareBook } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
-import type { CategoryCache } from './processors/index.js';
+import type { CategoryCache } from './content/processors/index.js';
 
 /** Everything the worker needs from outside; runtime.ts builds it, tests may build their own. */
 export interface WorkerDeps {

@@ -26,12 +26,12 @@ import {
 import { Worker } from 'bullmq';
 import { createDeliveryJobProcessor, RetryDeliveryLater } from './deliveries/deliver-job.js';
 import type { WorkerDeps } from './deps.js';
-import { createEventJobProcessor } from './event-job.js';
+import { createEventJobProcessor } from './content/event-job.js';
 import { buildWorkerHttpServer } from './http-server.js';
 import { startMaintenanceLoop } from './maintenance-loop.js';
 import { startPartitionUpkeep } from './partition-upkeep.js';
 import { createWorkerMetrics } from './metrics.js';
-import { createCategoryCache } from './processors/index.js';
+import { createCategoryCache } from './content/processors/index.js';
 
 export interface WorkerRuntimeOptions {
   /** Where the worker logs; a logger at the configured level on stdout by default. */

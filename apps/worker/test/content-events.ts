@@ -1,11 +1,12 @@
-// Fixtures for the worker's unit tests: recorded events as the claim reads them, routed as
-// the worker routes them, with no database behind them.
+// Fixtures for the worker's unit tests (beside the code in src/): recorded events as the
+// claim reads them, routed as the worker routes them, with no database behind them. Kept
+// out of src/, so that the build, which compiles src/, never ships them.
 import { loadWorkerConfig } from '@ingest/config';
 import { createEventSchemas, type EventData, type EventName } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
 import type { EventRow } from '@ingest/event-log';
 import { createLogger } from '@ingest/logger';
-import { routeEvent, type RoutedEvent } from '../processors/index.js';
+import { routeEvent, type RoutedEvent } from '../src/content/processors/index.js';
 
 const config = loadWorkerConfig({});
 export const testDeps = {

@@ -1,7 +1,7 @@
 import type { Claim } from '@ingest/event-log';
 import { describe, expect, it } from 'vitest';
 import { answersOf } from './claim-batcher.js';
-import { eventRow } from './testing/events.js';
+import { eventRow } from '../../test/content-events.js';
 
 describe('answersOf (the claim batcher’s answers)', () => {
   const row = eventRow('article.delete', { slug: 'a' });

@@ -6,7 +6,7 @@ import type { EventRow } from '@ingest/event-log';
 import { describe, expect, it } from 'vitest';
 import { roundsOf, toWake } from './apply-plan.js';
 import { stepsOf, type RoutedEvent } from './processors/index.js';
-import { ACCOUNT_ID, eventRow, routed } from './testing/events.js';
+import { ACCOUNT_ID, eventRow, routed } from '../../test/content-events.js';
 
 const ids = (steps: RoutedEvent[][]) =>
   steps.map((step) => step.map(({ change }) => change.eventId));

@@ -5,7 +5,7 @@ import { databaseFailureOf, type Submitted } from '@ingest/db';
 import { linesOf, type EventRow, type Line, type RunRequest } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
 import type { JobRef } from '@ingest/queue';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from '../deps.js';
 import { routeEvent, type ChangeFailed, type RoutedEvent } from './processors/index.js';
 
 /** Events in one transaction at most, runs included (the heads share what is left). */

@@ -1,6 +1,6 @@
 import { acquireSlot, promoteJobs, releaseSlot, type ContentJobData } from '@ingest/queue';
 import { DelayedError, type Job } from 'bullmq';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from '../deps.js';
 
 /** A job parked until a slot of its account's cap frees: see withAccountSlot. */
 export class WaitingForSlot extends DelayedError {

@@ -1,6 +1,6 @@
 import { createGroupCommit } from '@ingest/db';
 import { claimEvents, stillBlocked, type Claim } from '@ingest/event-log';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from '../deps.js';
 
 export interface ClaimBatcher {
   /** Claims the event for this run (see claimEvents); its account's, when the job says. */

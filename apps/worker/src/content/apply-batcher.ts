@@ -20,8 +20,8 @@ import {
   type RoutedFollower,
   type RunCaps,
 } from './apply-plan.js';
-import { recordMessages } from './deliveries/record-messages.js';
-import type { WorkerDeps } from './deps.js';
+import { recordMessages } from './record-messages.js';
+import type { WorkerDeps } from '../deps.js';
 import { eventErrorOf } from './failures.js';
 import type { Waker } from './order-wake.js';
 import {

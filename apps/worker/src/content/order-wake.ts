@@ -1,6 +1,6 @@
 import { queuedHeadsOf, type Line } from '@ingest/event-log';
 import { promoteParked, type JobRef } from '@ingest/queue';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from '../deps.js';
 
 export interface Waker {
   /**

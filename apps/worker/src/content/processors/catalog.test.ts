@@ -7,7 +7,7 @@ import {
   type Result,
 } from '@ingest/contracts';
 import { describe, expect, it } from 'vitest';
-import { eventRow, routed, testDeps } from '../testing/events.js';
+import { eventRow, routed, testDeps } from '../../../test/content-events.js';
 import { changeOf, type Outcomes } from './catalog.js';
 import {
   categoriesNamedBy,

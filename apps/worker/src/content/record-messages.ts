@@ -6,7 +6,7 @@ import {
   type ContentChange,
   type HighlightState,
   type Tx,
-} from '../processors/index.js';
+} from './processors/index.js';
 
 interface Subscriber {
   id: string;

@@ -11,7 +11,7 @@ import {
   type RunCaps,
 } from './apply-plan.js';
 import { ChangeFailed } from './processors/index.js';
-import { eventRow, testDeps } from './testing/events.js';
+import { eventRow, testDeps } from '../../test/content-events.js';
 
 interface Head {
   row: { id: string };

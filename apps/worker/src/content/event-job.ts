@@ -8,9 +8,9 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { WaitingForSlot, withAccountSlot } from './account-cap.js';
 import { createApplyBatcher, type Applied, type ApplyBatcher } from './apply-batcher.js';
 import { createClaimBatcher, type ClaimBatcher } from './claim-batcher.js';
-import type { WorkerDeps } from './deps.js';
+import type { WorkerDeps } from '../deps.js';
 import { eventErrorOf } from './failures.js';
-import { lagSecondsOf, type JobOutcome } from './metrics.js';
+import { lagSecondsOf, type JobOutcome } from '../metrics.js';
 import { createWaker, type Waker } from './order-wake.js';
 import { routeEvent } from './processors/index.js';
 
