@@ -78,7 +78,7 @@ describe("over a real socket, what Node's HTTP parser refuses", () => {
         });
       const overSocket: Transport = (_context, request) =>
         rawExchange(port, Buffer.from(request.body as string, 'latin1'));
-      await fuzz('malformed HTTP over a socket', setup, cases, RAW_RUNS, overSocket);
+      await fuzz('malformed HTTP over a socket', setup, cases, RAW_RUNS, { transport: overSocket });
     },
     timeoutFor(RAW_RUNS, 100),
   );

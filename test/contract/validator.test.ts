@@ -18,6 +18,7 @@ import { ContractValidator, type ObservedResponse } from './support/validator.js
 
 const PUBLISH = { method: 'POST', path: '/api/webhooks/content' } as const;
 const ARTICLE = { method: 'GET', path: '/api/articles/{slug}' } as const;
+const RETRY = { method: 'POST', path: '/api/admin/events/{id}/retry' } as const;
 
 let api: TestApi;
 let document: OpenApiDocument;
@@ -196,6 +197,30 @@ describe('the contract validator, on the served document', () => {
     expect(
       rulesOf('DELETE', '/api/admin/session', { statusCode: status, headers: {}, body: 'null' }),
     ).toContain('a body was sent where the status declares none');
+  });
+
+  it("refuses the retry's 202 body where the document gives the 202 no content, or no schema", () => {
+    // Issue 29: POST /api/admin/events/{id}/retry answers 202 { id, status }; a document
+    // declaring that 202 empty, or with a schema that takes anything, must not pass it.
+    const sent: ObservedResponse = {
+      statusCode: 202,
+      headers: { 'x-request-id': 'req-1', 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ id: accepted.id, status: 'queued' }),
+    };
+    expect(rulesOf(RETRY.method, RETRY.path, sent)).toEqual([]);
+    const variant = (content: ResponseObject['content']): ContractValidator => {
+      const copy = structuredClone(document);
+      const responses = (copy.paths[RETRY.path]?.post as { responses: Record<string, unknown> })
+        .responses;
+      responses['202'] = { ...resolve<ResponseObject>(copy, responses['202'] ?? {}), content };
+      return new ContractValidator(copy);
+    };
+    expect(rulesOf(RETRY.method, RETRY.path, sent, variant(undefined))).toContain(
+      'a body was sent where the status declares none',
+    );
+    expect(
+      rulesOf(RETRY.method, RETRY.path, sent, variant({ 'application/json': { schema: {} } })),
+    ).toContain('the document gives application/json no schema for the status');
   });
 });
 

@@ -2,12 +2,14 @@ import { it } from 'vitest';
 import { GROUPS, type Group } from './coverage.js';
 import { fuzz, PROPERTY_RUNS, timeoutFor } from './fuzz.js';
 import { operationRequests, type OperationProfile } from './operation-requests.js';
+import { successStatuses } from './reach.js';
 import type { ContractSetup } from './setup.js';
 
 /**
  * One test per operation of the group: its requests, generated from the document and the
- * file's profiles, fuzzed and held to the document. `setup` is read when the test runs,
- * after the file's beforeAll has made it.
+ * file's profiles, fuzzed and held to the document; and every success status it declares
+ * must be answered (with its body checked) at least once. `setup` is read when the test
+ * runs, after the file's beforeAll has made it.
  */
 export function fuzzEachOperation(
   group: Group,
@@ -19,8 +21,9 @@ export function fuzzEachOperation(
       key,
       async () => {
         const context = setup();
-        const cases = operationRequests(context.operation(key), context.credentials, profiles[key]);
-        await fuzz(key, context, cases, PROPERTY_RUNS);
+        const operation = context.operation(key);
+        const cases = operationRequests(operation, context.credentials, profiles[key]);
+        await fuzz(key, context, cases, PROPERTY_RUNS, { mustAnswer: successStatuses(operation) });
       },
       timeoutFor(PROPERTY_RUNS),
     );

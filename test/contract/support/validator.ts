@@ -148,6 +148,10 @@ export class ContractValidator {
           rule: `Content-Type ${actual} is not declared for the status`,
           detail: `declared: ${declaredTypes.join(', ')}`,
         });
+      } else if (Object.keys(declared.content?.[matched]?.schema ?? {}).length === 0) {
+        // A media type without a schema (or with `{}`) takes any body: nothing to hold it
+        // to, and a generated client types it `unknown`.
+        violations.push({ rule: `the document gives ${matched} no schema for the status` });
       }
     }
     violations.push(...this.headerViolations(declared, status, response));
