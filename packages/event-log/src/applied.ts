@@ -1,5 +1,7 @@
 import type { EventError, EventResult, Result } from '@ingest/contracts';
+import { Prisma } from '@ingest/db';
 import type { Tx } from './runs.js';
+import { DELETE_PLACES, LEFT_PLACES } from './places.js';
 import { EVENT_FINISHED_CHANNEL } from './status.js';
 
 export interface AppliedEvent {
@@ -60,10 +62,8 @@ export async function recordApplied(tx: Tx, applied: AppliedEvent[]): Promise<vo
       SELECT f.id, f.attempts, now(), now(), f.outcome, f.error
       FROM finished f WHERE f.attempt IS NULL
     ),
-    left_lines AS (
-      DELETE FROM pending_order_keys p USING finished f, LATERAL unnest(f.order_keys) AS k(key)
-      WHERE p.account_id = f.account_id AND p.key = k.key AND p.sequence = f.sequence
-    ),
+    places AS MATERIALIZED (${Prisma.raw(LEFT_PLACES('finished'))}),
+    left_lines AS (${Prisma.raw(DELETE_PLACES('places'))}),
     notified AS (
       SELECT pg_notify(${EVENT_FINISHED_CHANNEL}, d.event_id::text) FROM done d WHERE d.notify
     )

@@ -31,14 +31,18 @@ export type Claim =
 
 /**
  * An earlier unfinished event of the same account stands in one of the event's lines:
- * one probe of pending_order_keys' primary key per order key. Written over unnest()
- * rather than `p.key = ANY(order_keys)`, which the planner may leave out of the index
- * condition on a table without statistics and then read the account's whole backlog.
+ * one probe of pending_order_keys' primary key per order key. Each probe is a LATERAL
+ * subquery with a LIMIT, which PostgreSQL cannot flatten into a join: joined to the
+ * unnested keys (or written `p.key = ANY(order_keys)`), it may probe by account and
+ * sequence alone and filter the key afterwards, reading the account's whole backlog in
+ * the index for every claim (test/worker-finish-plan.test.ts).
  */
 const BLOCKED = (e: string) => `EXISTS (
   SELECT 1 FROM unnest(${e}.order_keys) AS k(key)
-  JOIN pending_order_keys p
-    ON p.account_id = ${e}.account_id AND p.key = k.key AND p.sequence < ${e}.sequence)`;
+  CROSS JOIN LATERAL (
+    SELECT 1 FROM pending_order_keys p
+    WHERE p.account_id = ${e}.account_id AND p.key = k.key AND p.sequence < ${e}.sequence
+    LIMIT 1) AS ahead)`;
 
 /**
  * Reads the events and, for each that is first in all its lines and not finished, marks

@@ -1,5 +1,6 @@
 import type { EventError } from '@ingest/contracts';
 import type { Queryable } from './queryable.js';
+import { DELETE_PLACES, LEFT_PLACES } from './places.js';
 import { EVENT_FINISHED_CHANNEL, unfinished } from './status.js';
 
 export interface FailedAttempt {
@@ -41,10 +42,8 @@ export async function recordFailure(on: Queryable, failure: FailedAttempt): Prom
         UPDATE event_attempts SET outcome = 'interrupted', finished_at = now()
         WHERE $4 AND event_id = $1::uuid AND finished_at IS NULL AND number <> $2
       ),
-      left_lines AS (
-        DELETE FROM pending_order_keys p USING failed f, LATERAL unnest(f.order_keys) AS k(key)
-        WHERE $4 AND p.account_id = f.account_id AND p.key = k.key AND p.sequence = f.sequence
-      ),
+      places AS MATERIALIZED (${LEFT_PLACES('failed')} WHERE $4),
+      left_lines AS (${DELETE_PLACES('places')}),
       notified AS (
         SELECT pg_notify('${EVENT_FINISHED_CHANNEL}', $1::text) FROM failed WHERE $4 AND $5
       )
