@@ -27,12 +27,11 @@ import { startTestApi, type TestApi } from './support/test-api.js';
 
 const DAY = 24 * 3_600_000;
 const RETENTION_DAYS = 30;
-const today = periodStart(Date.now(), 'day');
-/** The start of the UTC day `ago` days before today. */
-const day = (ago: number) => today - ago * DAY;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 let scratch: ScratchDatabase;
+/** The start of the UTC day `ago` days before the scratch database's first day. */
+const day = (ago: number) => scratch.today - ago * DAY;
 let pool: pg.Pool;
 let api: TestApi;
 let admin: RegisteredAccount;

@@ -34,7 +34,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
 
 const DAY = 86_400_000;
-const TODAY = periodStart(Date.now(), 'day');
+/**
+ * The clock retention runs with here, fixed (`now`), and the day the log is laid out
+ * around. The test makes every partition itself, so nothing ties it to the wall clock,
+ * whose day may change while the file runs.
+ */
+const NOW = Date.UTC(2026, 10, 26, 12);
+const TODAY = periodStart(NOW, 'day');
 /** The periods of the round trip: a legacy partition open below, and two expired days. */
 const day = (fromMs: number) => ({
   name: partitionName('webhook_logs', fromMs, 'day'),
@@ -67,9 +73,10 @@ beforeAll(async () => {
      VALUES ($1, $2, 'k', ARRAY['content:create'], 'p', $3, 'whsec_unused')`,
     [apiKeyId, accountId, Buffer.from(apiKeyId)],
   );
-  // The migration leaves the new database's (empty) partitions around today: they are
-  // made again, with a legacy one open below that ends 100 days ago, so that older days
-  // can have partitions of their own, as in a log that has run for months.
+  // The migration leaves the new database's (empty) partitions around the real today: the
+  // log is made again around TODAY, with a legacy partition open below that ends 100 days
+  // before, so that older days can have partitions of their own, as in a log that has run
+  // for months.
   const made = await listPartitions(pool);
   for (const table of [...EVENT_LOG_TABLES].reverse())
     for (const { name } of made.filter((p) => p.table === table)) await dropPartition(table, name);
@@ -174,7 +181,7 @@ async function retention(archive: Archiver): Promise<RetentionReport> {
   // A killed process's lock lasts until PostgreSQL notices its connection is gone.
   for (let tries = 0; tries < 50; tries += 1) {
     const report = await withPartitionLock(pool, (client) =>
-      runRetention(client, { retentionDays: 30, archive }),
+      runRetention(client, { retentionDays: 30, archive, now: NOW }),
     );
     if (report !== undefined) return report;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -442,6 +449,7 @@ describe('an archive interrupted part-way', () => {
           DATABASE_URL: scratch.url,
           ARCHIVE_DIR: at,
           TEMP_FILE: join(at, `${name}.ndjson.gz.tmp`),
+          NOW: String(NOW),
         },
       },
     );
@@ -482,6 +490,7 @@ const KILLED_ARCHIVER = `
   });
   await withPartitionLock(pool, (client) => runRetention(client, {
     retentionDays: 30,
+    now: Number(process.env.NOW),
     archive: createArchiver(dying, process.env.ARCHIVE_DIR, { pageRows: 100 }),
   }));
   console.error('the archive finished: the child was meant to die first');

@@ -11,7 +11,6 @@ import {
   DAY_MS,
   idBoundaryAt,
   partitionName,
-  periodStart,
   rangesWithoutKey,
   summarizeClosedPartitions,
   SUMMARY_SETTLE_MS,
@@ -24,20 +23,23 @@ import { uuidV7At } from './support/uuid-v7-sql.js';
 
 const HISTORY_DAYS = 10;
 const BUSY_DAY_SLUGS = 25_000;
-const today = periodStart(Date.now(), 'day');
-const dayName = (ago: number) => partitionName('webhook_logs', today - ago * DAY_MS, 'day');
-/**
- * When the maintenance rounds here run: now, or an hour into the day when the test runs
- * earlier. Yesterday's partition is listed an hour after it closes (SUMMARY_SETTLE_MS),
- * and the tests expect it listed: run between midnight and one, they failed.
- */
-const roundAt = Math.max(Date.now(), today + SUMMARY_SETTLE_MS);
 
 let scratch: ScratchDatabase;
 let db: Database;
 let client: pg.Client;
+/** The scratch database's first day (its migration's): day 0 here, the older ones before it. */
+let today: number;
+const dayName = (ago: number) => partitionName('webhook_logs', today - ago * DAY_MS, 'day');
+/**
+ * The clock of the maintenance rounds here, fixed: noon of day 0, when day 1's partition
+ * has been closed longer than SUMMARY_SETTLE_MS and day 0's is open. Not the wall clock,
+ * which may be in the first hour of a day (day 1 not listed yet) or past midnight already.
+ */
+let roundAt: number;
 beforeAll(async () => {
   scratch = await createScratchDatabase({ historyDays: HISTORY_DAYS });
+  today = scratch.today;
+  roundAt = today + DAY_MS / 2;
   db = createDatabase({ url: scratch.url, poolSize: 2 });
   client = await scratch.connect();
   const { rows } = await client.query<{ id: string }>(
@@ -45,8 +47,8 @@ beforeAll(async () => {
      VALUES (gen_random_uuid(), 'summaries@example.test', 'summaries', 'Summaries', 'unused', now())
      RETURNING id`,
   );
-  // Per day `ago` (0 is today), at noon of that day or a minute ago today: events with the
-  // slugs listed. Twenty fillers a day make each listed partition hold other slugs too.
+  // Per day `ago` (0 is `today`), at noon of that day: events with the slugs listed. Twenty
+  // fillers a day make each listed partition hold other slugs too.
   const slugsByDay: Array<[number, string[]]> = [
     [5, ['only-old', 'only-old']],
     [3, ['old-and-today']],
@@ -58,7 +60,7 @@ beforeAll(async () => {
     ]),
   ];
   for (const [ago, slugs] of slugsByDay) {
-    const at = ago === 0 ? Date.now() - 60_000 : today - ago * DAY_MS + DAY_MS / 2;
+    const at = today - ago * DAY_MS + DAY_MS / 2;
     await client.query(
       `INSERT INTO webhook_logs
          (id, account_id, event, payload, request_id, status, order_keys, received_at)

@@ -5,6 +5,7 @@ import {
   maintainPartitions,
   PREMAKE_DAYS,
   premakeAhead,
+  timeOfId,
   type DetachedPeriod,
 } from '@ingest/event-log';
 import pg from 'pg';
@@ -21,8 +22,8 @@ const accountId = '01900000-0000-7000-8000-000000000001';
 /** A UUIDv7 made at `ms`, distinct by `n`. */
 const idAt = (ms: number, n: number) =>
   `${idBoundaryAt(ms).slice(0, 14)}7000-8000-${n.toString(16).padStart(12, '0')}`;
-/** An event of today, written by the first test. */
-const todaysEvent = idAt(Date.now(), 1);
+/** An event of the day the first test runs, written by it. */
+let todaysEvent: string;
 
 async function insertEvent(id: string, status: string): Promise<void> {
   await pool.query(
@@ -60,6 +61,7 @@ afterAll(async () => {
 
 describe('event log partitions', () => {
   it('are made a week ahead once, by any number of processes at the same moment', async () => {
+    const asked = Date.now();
     const rounds = await Promise.all(
       Array.from({ length: 8 }, () => premakeAhead(pool, 'day').catch((error: Error) => error)),
     );
@@ -67,14 +69,12 @@ describe('event log partitions', () => {
     const made = rounds.flatMap((round) => (Array.isArray(round) ? round : []));
     expect(new Set(made).size).toBe(made.length); // nobody made one twice
     const logs = (await listPartitions(pool)).filter((p) => p.table === 'webhook_logs');
-    expect(Math.max(...logs.map((p) => p.toMs))).toBeGreaterThanOrEqual(
-      Date.now() + PREMAKE_DAYS * DAY,
-    );
+    expect(Math.max(...logs.map((p) => p.toMs))).toBeGreaterThanOrEqual(asked + PREMAKE_DAYS * DAY);
     // Contiguous: each starts where the one before ends.
     for (let i = 1; i < logs.length; i += 1) expect(logs[i]!.fromMs).toBe(logs[i - 1]!.toMs);
     expect(await names('event_attempts')).toHaveLength(logs.length);
     // Events land in them through the parent, and a receipt lookup reads one partition.
-    const id = todaysEvent;
+    const id = (todaysEvent = idAt(Date.now(), 1));
     await insertEvent(id, 'succeeded');
     const plan = await pool.query<{ 'QUERY PLAN': string }>(
       `EXPLAIN SELECT * FROM webhook_logs WHERE id = $1::uuid`,
@@ -195,11 +195,13 @@ describe('event log partitions', () => {
     const logs = await createPartition(pool, 'webhook_logs', old, old + DAY, 'day');
     const attempts = await createPartition(pool, 'event_attempts', old, old + DAY, 'day');
     await insertEvent(idAt(old + 5_000, 6), 'succeeded');
-    // The crash: both detached, nothing dropped; and a newer period's attempts detached alone.
+    // The crash: both detached, nothing dropped; and a newer period's attempts detached
+    // alone: those of the first test's event, wherever the clock has moved since.
     await pool.query(`ALTER TABLE event_attempts DETACH PARTITION "${attempts}"`);
     await pool.query(`ALTER TABLE webhook_logs DETACH PARTITION "${logs}"`);
+    const madeAt = timeOfId(todaysEvent)!;
     const today = (await listPartitions(pool)).find(
-      (p) => p.table === 'event_attempts' && p.fromMs === startOfDay(Date.now()),
+      (p) => p.table === 'event_attempts' && (p.fromMs ?? 0) <= madeAt && madeAt < p.toMs,
     )!;
     await pool.query(`ALTER TABLE event_attempts DETACH PARTITION "${today.name}"`);
 

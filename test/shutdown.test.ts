@@ -105,9 +105,9 @@ describe('SIGTERM on a worker', () => {
     await expect
       .poll(async () => (await getReceipt(api, key, id)).json().status)
       .toBe('processing');
-    const started = Date.now();
+    // The job cannot finish while the table is locked: the worker exits 0 (not killed by
+    // stop()'s SIGKILL) only because it gave up waiting for the job, when the grace ran out.
     expect(await first.stop('SIGTERM')).toBe(0);
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(first.lines.some((line) => line.includes('grace period over'))).toBe(true);
     await lock.query('ROLLBACK');
     await lock.end();

@@ -3,7 +3,7 @@ import {
   createPartition,
   DAY_MS,
   EVENT_LOG_TABLES,
-  periodStart,
+  listPartitions,
   premakeAhead,
 } from '@ingest/event-log';
 import pg from 'pg';
@@ -12,6 +12,11 @@ import { TEST_DATABASE_URL } from './test-database.js';
 
 export interface ScratchDatabase {
   url: string;
+  /**
+   * The start (UTC) of the day its log begins with: the day of the partition its migration
+   * made, by PostgreSQL's clock. Tests count their days from it, not from a clock of their own.
+   */
+  today: number;
   /** Runs SQL on its own connection, for setting up faults (locks) the test then lifts. */
   connect(): Promise<pg.Client>;
   drop(): Promise<void>;
@@ -20,7 +25,8 @@ export interface ScratchDatabase {
 /**
  * A freshly migrated database of the test's own, for tests that lock tables or slow the
  * database down: doing that to the shared test database would stall other test files.
- * Its event log has daily partitions from `historyDays` ago to a week ahead.
+ * Its event log has daily partitions from `historyDays` before the day its migration ran
+ * to a week ahead.
  */
 export async function createScratchDatabase(
   options: { historyDays?: number } = {},
@@ -33,8 +39,15 @@ export async function createScratchDatabase(
     migrationsDir: MIGRATIONS_DIR,
   });
   const pool = new pg.Pool({ connectionString: url, max: 1 });
+  let today: number;
   try {
-    const today = periodStart(Date.now(), 'day');
+    // The migration made the partition of its day (PostgreSQL's): history goes before that
+    // one, whatever day this process's clock reads by now (past midnight, it would make the
+    // migration's partition again and fail).
+    const [made] = await listPartitions(pool);
+    if (made === undefined || made.fromMs === null)
+      throw new Error('the migration made no daily partition');
+    today = made.fromMs;
     for (let ago = options.historyDays ?? 0; ago >= 1; ago -= 1) {
       const start = today - ago * DAY_MS;
       for (const table of EVENT_LOG_TABLES) {
@@ -52,6 +65,7 @@ export async function createScratchDatabase(
   };
   return {
     url,
+    today,
     connect,
     async drop() {
       const admin = new pg.Client({
