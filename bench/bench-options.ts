@@ -249,7 +249,7 @@ const QUICK_PLAN: Partial<BenchPlan> = {
 export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof]
        pnpm bench --index-costs [--quick]
        pnpm bench --history=N [--quick]
-  --soak        footprint soak of 5 minutes instead of ${DEFAULT_PLAN.soakSeconds} s
+  --soak        footprint soak of 5 minutes instead of ${DEFAULT_PLAN.soakSeconds} s (--soak=600: 10 minutes)
   --quick       shorter steps and fewer events, for iterating on the bench
   --only=...    run only these phases (figures of the others are left out)
   --rate=N      rate for latency and footprint when capacity is not measured (default 1000)
@@ -265,6 +265,7 @@ const historyWatchdogSeconds = (events: number) => 900 + Math.ceil(events / 2_50
 export function parseOptions(argv: string[]): BenchOptions {
   let phases = new Set<Phase>(PHASES);
   let soak = false;
+  let soakSeconds: number | undefined;
   let quick = false;
   let cpuProfile = false;
   let indexCosts = false;
@@ -273,8 +274,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   let fallbackRate = 1_000;
   for (const arg of argv) {
     const [name, value] = arg.split('=', 2);
-    if (name === '--soak') soak = true;
-    else if (name === '--quick') quick = true;
+    if (name === '--soak') {
+      soak = true;
+      if (value !== undefined) {
+        if (!/^[1-9]\d*$/.test(value)) throw new Error(`--soak=SECONDS takes a number\n${USAGE}`);
+        soakSeconds = Number(value);
+      }
+    } else if (name === '--quick') quick = true;
     else if (name === '--cpu-prof') cpuProfile = true;
     else if (name === '--index-costs') indexCosts = true;
     else if (name === '--history' && value !== undefined && /^[1-9][\d_]*$/.test(value)) {
@@ -314,11 +320,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     return { phases: new Set(), soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
   }
   if (soak) {
-    plan.soakSeconds = 300;
+    plan.soakSeconds = soakSeconds ?? 300;
     // Past JOB_KEEP_COMPLETED_SECONDS (60 s by default), after which Redis drops finished
     // jobs as fast as new ones finish: memory from there on is the steady state.
     plan.soakWarmupSeconds = 75;
-    plan.watchdogSeconds += 400;
+    plan.watchdogSeconds += plan.soakSeconds + 100;
   }
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
   if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;

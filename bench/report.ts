@@ -312,10 +312,33 @@ export function tableRows(figures: Figures): Row[] {
         `${target} ${within(start[key], end[key])}`,
       );
     }
+    soakPaceRows(add, footprint);
   }
   if (cli) rows.push(...cliRows(cli));
   if (figures.fairness) fairnessRows(add, figures.fairness);
   return rows;
+}
+
+/** A soak's last minute applied at least this fraction of its first minute's rate. */
+export const SOAK_PACE_TARGET = 0.9;
+
+/** Whether one worker kept up over the soak, and whether it slowed down as it went. */
+function soakPaceRows(add: AddRow, footprint: FootprintResult) {
+  const { pace, soakSeconds, rate } = footprint;
+  const soak = `${soakSeconds} s soak at ${rate}/s`;
+  add(
+    `Soak, applied a second: its last ${pace.windowSeconds} s against its first (${soak})`,
+    perSecond(pace.lastPerSecond),
+    `${perSecond(pace.firstPerSecond)} first ${pace.windowSeconds} s`,
+    ratio(pace.lastPerSecond, pace.firstPerSecond),
+    `≥ ${SOAK_PACE_TARGET} ${pace.lastPerSecond >= SOAK_PACE_TARGET * pace.firstPerSecond ? 'ok' : 'MISSED'}`,
+  );
+  add(
+    `Soak, events accepted and not applied when the load stopped (${soak})`,
+    thousands(pace.backlogAtEnd),
+    `${thousands(footprint.load.acceptedTotal)} accepted in the soak`,
+    '—',
+  );
 }
 
 /** latest.md and latest.json; and cli.md, the cli phase's rows alone, when it ran. */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { createEventStream } from '../support/event-mix.js';
 import { runFixedRate, type LoadResult } from '../support/fixed-rate-load.js';
+import { followApplyPace, type ApplyPace } from '../support/apply-pace.js';
 import { describeCpu } from '../support/cpu-meter.js';
 import { describeLoad } from '../support/format.js';
 import { contentUrl, startServiceWorker } from '../support/launchers.js';
@@ -20,6 +21,8 @@ export interface FootprintResult {
   start: MemorySample;
   end: MemorySample;
   load: LoadResult;
+  /** How fast the worker applied over the soak, warm-up included in what it finished. */
+  pace: ApplyPace;
 }
 
 /** VmRSS of a live process, from /proc (Linux). */
@@ -46,18 +49,26 @@ export async function measureFootprint(
       redisUsedBytes: await env.redis.usedMemoryBytes(),
     });
     const warm = createEventStream(env.keys, env.tag('soak-warm'), 'creates');
-    await runFixedRate(url, warm, rate, soakWarmupSeconds, connections);
+    const warmAccepted = (await runFixedRate(url, warm, rate, soakWarmupSeconds, connections))
+      .acceptedTotal;
     const start = await sample();
     const stream = createEventStream(env.keys, env.tag('soak'), 'creates');
     const meter = await env.cpuMeter([
       { name: 'api', pid: env.api.proc.pid },
       { name: 'worker', pid: worker.proc.pid },
     ]);
+    const pace = followApplyPace(env.db);
     const load = await runFixedRate(url, stream, rate, soakSeconds, connections);
     const cpu = await meter.stop();
     const end = await sample();
+    // Accepted since the reset: the warm-up's events count, since the worker applies them too.
+    const applied = await pace.stop(warmAccepted + load.acceptedTotal);
     env.processes.assertNoCrash();
-    env.log(`  service ${describeLoad(load)}\n      ${describeCpu(cpu)}`);
+    env.log(
+      `  service ${describeLoad(load)}; applied ${applied.firstPerSecond.toFixed(0)}/s in the ` +
+        `first minute, ${applied.lastPerSecond.toFixed(0)}/s in the last; ` +
+        `${applied.backlogAtEnd} not applied at the end\n      ${describeCpu(cpu)}`,
+    );
     if (load.failures > 0) env.notes.push(`footprint soak: ${load.failures} answers not 202.`);
     const perThousand = ((end.redisUsedBytes - start.redisUsedBytes) / load.acceptedTotal) * 1000;
     env.notes.push(
@@ -65,7 +76,7 @@ export async function measureFootprint(
         'soak: jobs not yet applied wait there, and finished ones are kept ' +
         '(JOB_KEEP_COMPLETED_SECONDS, 60 s by default, up to 100,000 jobs).',
     );
-    return { rate, soakSeconds, start, end, load };
+    return { rate, soakSeconds, start, end, load, pace: applied };
   } finally {
     await worker.proc.stop();
     await env.reset();
