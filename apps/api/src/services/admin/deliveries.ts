@@ -13,6 +13,7 @@ import { Prisma, type WebhookEndpoint } from '@ingest/db';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../../deps.js';
 import { presentEndpoint } from '../present-endpoint.js';
+import { inOneSnapshot } from './one-snapshot.js';
 import { rowsAfter, toPage } from '../pagination.js';
 import { presentDelivery, type DeliveryRow } from '../present-delivery.js';
 import { DELIVERY_FIELDS, deliverAgain, queueDeliveries } from '../webhook-deliveries.js';
@@ -44,8 +45,11 @@ interface EndpointFigures {
  * newest failed attempt among them: one statement for a page, each endpoint read through
  * its (endpoint, created_at) index, within the window only.
  */
-async function figuresOf(deps: Deps, endpointIds: string[]): Promise<Map<string, EndpointFigures>> {
-  const rows = await deps.db.prisma.$queryRaw<EndpointFigures[]>`
+async function figuresOf(
+  db: Prisma.TransactionClient,
+  endpointIds: string[],
+): Promise<Map<string, EndpointFigures>> {
+  const rows = await db.$queryRaw<EndpointFigures[]>`
     SELECT e.id AS "endpointId",
            COALESCE(c.succeeded, 0)::int AS succeeded, COALESCE(c.failed, 0)::int AS failed,
            COALESCE(c.pending, 0)::int AS pending,
@@ -99,20 +103,20 @@ function presentAdminEndpoint(
 
 /** Every account's endpoints, newest first, with how their deliveries went lately. */
 export async function listAllEndpoints(deps: Deps, query: AdminEndpointQuery) {
-  const rows = await deps.db.prisma.webhookEndpoint.findMany({
-    where: {
-      ...(query.state === undefined ? {} : STATE_FILTERS[query.state]),
-      ...(query.accountId === undefined ? {} : { accountId: query.accountId }),
-      ...rowsAfter(query.cursor, 'createdAt'),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    include: { account: { select: { id: true, handle: true } } },
+  const { rows, figures } = await inOneSnapshot(deps, async (tx) => {
+    const rows = await tx.webhookEndpoint.findMany({
+      where: {
+        ...(query.state === undefined ? {} : STATE_FILTERS[query.state]),
+        ...(query.accountId === undefined ? {} : { accountId: query.accountId }),
+        ...rowsAfter(query.cursor, 'createdAt'),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+      include: { account: { select: { id: true, handle: true } } },
+    });
+    const ids = rows.slice(0, query.limit).map((row) => row.id);
+    return { rows, figures: await figuresOf(tx, ids) };
   });
-  const figures = await figuresOf(
-    deps,
-    rows.slice(0, query.limit).map((row) => row.id),
-  );
   return toPage(
     rows,
     query.limit,
@@ -152,16 +156,18 @@ const whereDeliveries = (filters: DeliveryFilters): Prisma.WebhookDeliveryWhereI
 
 /** Deliveries of every account, newest first, by endpoint, account, type, event or status. */
 export async function searchDeliveries(deps: Deps, query: AdminDeliveryQuery) {
-  const rows: AdminDeliveryRow[] = await deps.db.prisma.webhookDelivery.findMany({
-    where: {
-      ...whereDeliveries(query),
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...rowsAfter(query.cursor, 'createdAt'),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    select: ADMIN_DELIVERY_FIELDS,
-  });
+  const rows: AdminDeliveryRow[] = await inOneSnapshot(deps, (tx) =>
+    tx.webhookDelivery.findMany({
+      where: {
+        ...whereDeliveries(query),
+        ...(query.status === undefined ? {} : { status: query.status }),
+        ...rowsAfter(query.cursor, 'createdAt'),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+      select: ADMIN_DELIVERY_FIELDS,
+    }),
+  );
   return toPage(rows, query.limit, (row) => row.createdAt, presentAdminDelivery);
 }
 
