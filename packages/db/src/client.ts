@@ -32,7 +32,13 @@ export function createDatabase(options: DatabaseOptions): Database {
     // locks every partition and every partition's index at each execution: one worker
     // drained at 0.51-0.62x the floor worker so. A custom plan prunes partitions when it
     // is planned: 0.92x in the same bench.
-    options: '-c plan_cache_mode=force_custom_plan',
+    //
+    // JIT off: no statement of this service runs long enough to gain from it, and a
+    // plan's cost estimate is enough to trigger it. In a soak, the apply transaction's
+    // lock of heads and runs was estimated at a million rows once the day's partition
+    // grew, and PostgreSQL spent 2 s compiling it (116 functions) to run it in 0.1 ms:
+    // one worker fell from about 900 to 60 events/s.
+    options: '-c plan_cache_mode=force_custom_plan -c jit=off',
     ...(options.statementTimeoutMs === undefined
       ? {}
       : { statement_timeout: options.statementTimeoutMs }),
