@@ -2,7 +2,7 @@
 // this machine) or lags: the worker's maintenance round vacuums one once its dead rows
 // pile up, and leaves it alone otherwise. Counted with PostgreSQL's own statistics, on a
 // scratch database so that other files' traffic does not move them.
-import { DEAD_ROWS_FLOOR, vacuumHotTables } from '@ingest/event-log';
+import { DEAD_ROWS_FLOOR, HOT_TABLES, vacuumHotTables } from '@ingest/event-log';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
@@ -63,6 +63,15 @@ async function deadRowsAtLeast(table: string, least: number): Promise<number> {
 }
 
 describe('hot queue tables', () => {
+  it('keep their pages when vacuumed, so no vacuum locks out their writers', async () => {
+    const { rows } = await pool.query<{ relname: string; reloptions: string[] | null }>(
+      `SELECT relname, reloptions FROM pg_class WHERE relname = ANY($1::text[]) ORDER BY 1`,
+      [HOT_TABLES],
+    );
+    expect(rows.map((row) => row.relname)).toEqual([...HOT_TABLES].sort());
+    for (const row of rows) expect(row.reloptions).toContain('vacuum_truncate=false');
+  });
+
   it('are left alone while their dead rows are few', async () => {
     await waitAndLeave(DEAD_ROWS_FLOOR / 2);
     expect(await deadRowsAtLeast('pending_order_keys', DEAD_ROWS_FLOOR / 2)).toBeGreaterThan(0);
@@ -81,6 +90,12 @@ describe('hot queue tables', () => {
     const after = await statsOf('pending_order_keys');
     expect(after.vacuums).toBe(before.vacuums + 1);
     expect(after.dead).toBe(0);
+    // The emptied pages stay for the next rows: giving them back would have locked out
+    // every accept and claim (vacuum_truncate = false, set by a migration).
+    const { rows } = await pool.query<{ pages: string }>(
+      `SELECT pg_relation_size('pending_order_keys') / current_setting('block_size')::int AS pages`,
+    );
+    expect(Number(rows[0]?.pages)).toBeGreaterThan(0);
     // Nothing left to do: the next round reads the statistics and stops.
     expect(await vacuumHotTables(pool)).toEqual([]);
   });
