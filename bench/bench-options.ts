@@ -256,11 +256,15 @@ export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join
   --cpu-prof    run the API and service workers under --cpu-prof; profiles go to bench/results/profiles
   --index-costs accept capacity with each index of webhook_logs dropped in turn, against all of
                 them; writes results/index-costs.{md,json} (no other phase runs)
-  --history=N   the event log empty, then with N events over 40 days, then a retention run;
+  --history=N   the event log empty, then with N events over 40 days (and the stored articles
+                beside them for its drains), then a retention run;
                 writes results/history-N.{md,json} (no other phase runs)`;
 
-/** The history mode's watchdog: set-up and measurements, plus the fill at 2,500 events/s. */
-const historyWatchdogSeconds = (events: number) => 900 + Math.ceil(events / 2_500);
+/**
+ * The history mode's watchdog: set-up and measurements (the drains 300 s of it: four of at
+ * most a fill, the drain window and two article stores), plus the fill at 2,500 events/s.
+ */
+const historyWatchdogSeconds = (events: number) => 1_200 + Math.ceil(events / 2_500);
 
 export function parseOptions(argv: string[]): BenchOptions {
   let phases = new Set<Phase>(PHASES);

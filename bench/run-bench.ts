@@ -65,7 +65,10 @@ process.once('SIGINT', () => void abort('interrupted: cleaning up', 130));
 process.once('SIGTERM', () => void abort('terminated: cleaning up', 143));
 
 let indexCosts: IndexCostsResult | undefined;
-const history = options.history === undefined ? undefined : newHistoryResult(options.history);
+const history =
+  options.history === undefined
+    ? undefined
+    : newHistoryResult(options.history, options.plan.storedArticles);
 
 async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void> {
   const { phases } = options;

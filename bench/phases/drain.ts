@@ -89,6 +89,8 @@ export interface DrainOptions {
   mix?: EventMix;
   /** Run after the reset, before the fill: data the drain should find stored. */
   prepare?: () => Promise<void>;
+  /** Count only events received since: the log holds others, finished before the run. */
+  countFrom?: Date;
 }
 
 /**
@@ -121,7 +123,7 @@ export async function drainOnce(
   const progress = await followDrain(
     env.processes,
     accepted,
-    () => finishedCount(env.db, side),
+    () => finishedCount(env.db, side, options.countFrom),
     deadlineSeconds,
     async () => {
       meter = await startMeter();
@@ -132,7 +134,7 @@ export async function drainOnce(
   const result: DrainResult = {
     events: accepted,
     ...progress,
-    failed: side === 'service' ? await failedCount(env.db) : 0,
+    failed: side === 'service' ? await failedCount(env.db, options.countFrom) : 0,
     mix,
     cpu,
     cpuMsPerEvent: Object.fromEntries(
@@ -157,11 +159,25 @@ export async function drainOnce(
   return result;
 }
 
-/** `count` service workers with the service's defaults (both queues), named worker 1, 2, ... */
-export function serviceWorkers(env: BenchEnvironment, count: number): DrainWorker[] {
+/**
+ * `count` service workers with the service's defaults (both queues) and `workerEnv`,
+ * named worker 1, 2, ...
+ */
+export function serviceWorkers(
+  env: BenchEnvironment,
+  count: number,
+  workerEnv: Record<string, string> = {},
+): DrainWorker[] {
   return Array.from({ length: count }, (_, i) => ({
     name: `worker ${i + 1}`,
-    start: () => startServiceWorker(env.processes, env.stores, env.options.cpuProfile),
+    start: () =>
+      startServiceWorker(
+        env.processes,
+        env.stores,
+        env.options.cpuProfile,
+        'content,deliveries',
+        workerEnv,
+      ),
   }));
 }
 
@@ -178,7 +194,7 @@ export interface DrainFigures {
 const TURNS = 2;
 
 /** `runs`' mean rate and CPU per event, the first run's other fields. */
-function meanOf(runs: DrainResult[]): DrainResult {
+export function meanOf(runs: DrainResult[]): DrainResult {
   const [first] = runs;
   if (first === undefined) throw new Error('no drain runs');
   const mean = (values: number[]) => values.reduce((sum, n) => sum + n, 0) / values.length;

@@ -43,7 +43,9 @@ import {
   startWaitSampler,
   type WaitReport,
 } from '../support/wait-sampler.js';
+import { storeArticles } from '../support/stored-articles.js';
 import { searchCapacityInTurns, type CapacityResult, type CapacitySearch } from './capacity.js';
+import { drainOnce, meanOf, serviceWorkers, type DrainResult } from './drain.js';
 import { latencyAt } from './latency.js';
 
 /** Recent events made before each round of reads, the same in both rounds. */
@@ -60,6 +62,13 @@ const SEED_WINDOW_MS = 3_600_000;
 const CAPACITY_SEARCHES = 2;
 /** The latency run's parts a side, plan.latencySeconds in all, taken in turns. */
 const LATENCY_PARTS = 2;
+/** Drains a side, in turns (empty, history, history, empty). */
+const DRAIN_TURNS = 2;
+/**
+ * The drains' workers keep every partition: with the default 30 days they would drop the
+ * history's oldest ten during the drains. The retention run measures drops on its own.
+ */
+const KEEP_HISTORY = { EVENT_LOG_RETENTION_DAYS: '0' };
 
 export interface LogFigures {
   /** The best of CAPACITY_SEARCHES searches. */
@@ -77,12 +86,19 @@ export interface LogFigures {
     /** The empty log's filter it is set against, when not itself (SearchFilter.reference). */
     reference?: string;
   }>;
+  /**
+   * One worker's drain of the `titled` mix, DRAIN_TURNS runs and their mean; with the
+   * history, `HistoryResult.articles` articles are stored when each starts.
+   */
+  drain?: { runs: DrainResult[]; mean: DrainResult };
 }
 
 /** Filled in as the mode goes: a run that fails part-way still reports what it measured. */
 export interface HistoryResult {
   events: number;
   days: number;
+  /** Articles stored beside the history when its drains start. */
+  articles: number;
   /** Start of the live day: the history is the HISTORY_DAYS days before it. */
   liveFrom?: string;
   legacyDropped?: string[];
@@ -146,7 +162,7 @@ interface Side {
 }
 
 type Reads = Pick<LogFigures, 'receipts' | 'searches'>;
-type Accept = Omit<LogFigures, 'receipts' | 'searches'>;
+type Accept = Omit<LogFigures, 'receipts' | 'searches' | 'drain'>;
 
 const describeRead = (t: ReadTiming) =>
   `p50 ${ms(t.p50Ms)} p99 ${ms(t.p99Ms)} max ${ms(t.maxMs)} ms (${t.samples}` +
@@ -278,6 +294,47 @@ async function measureAccept(sides: [Side, Side]): Promise<[Accept, Accept]> {
   return [emptyFigures!, historyFigures!];
 }
 
+/**
+ * One worker's drain on each log, in turns (empty, history, history, empty), of the drain
+ * phase's size and the `titled` mix (one create in four derives its slug from a title
+ * stored articles share). Each starts from emptied live partitions and an empty articles
+ * table; the history's then gets `articles` articles, as the stored-articles phase makes
+ * them, so that it drains beside both the events and the content of months.
+ */
+async function measureDrains(
+  sides: [Side, Side],
+  ctx: Context,
+  articles: number,
+): Promise<Array<NonNullable<LogFigures['drain']>>> {
+  const runs: DrainResult[][] = sides.map(() => []);
+  for (let turn = 0; turn < DRAIN_TURNS; turn += 1) {
+    for (const i of turn % 2 === 0 ? [0, 1] : [1, 0]) {
+      const side = sides[i]!;
+      const { env, label } = side;
+      const prepare = async () => {
+        if (label !== 'history') return;
+        const accountIds = [...new Set(env.keys.map((key) => key.accountId))];
+        const { seconds } = await storeArticles(env.db, accountIds, articles);
+        env.log(`  history: ${articles} articles stored in ${seconds.toFixed(1)} s`);
+      };
+      runs[i]!.push(
+        await drainOnce(
+          env,
+          'service',
+          `${label} drain (${turn + 1})`,
+          serviceWorkers(env, 1, KEEP_HISTORY),
+          {
+            mix: 'titled',
+            prepare,
+            countFrom: new Date(ctx.liveFromMs),
+          },
+        ),
+      );
+    }
+  }
+  return runs.map((sideRuns) => ({ runs: sideRuns, mean: meanOf(sideRuns) }));
+}
+
 /** The publishers' API keys (ids), with their accounts: whose the history's events are. */
 async function ownersOf(env: BenchEnvironment): Promise<HistoryOwners> {
   const { rows } = await env.db.query<{ id: string; account_id: string }>(
@@ -296,7 +353,11 @@ async function makeOperator(env: BenchEnvironment) {
   return { email: fields.email, password: fields.password };
 }
 
-export const newHistoryResult = (events: number): HistoryResult => ({ events, days: HISTORY_DAYS });
+export const newHistoryResult = (events: number, articles: number): HistoryResult => ({
+  events,
+  days: HISTORY_DAYS,
+  articles,
+});
 
 /** Runs the mode, recording each part into `result` as soon as it is measured. */
 export async function measureHistory(env: BenchEnvironment, result: HistoryResult): Promise<void> {
@@ -353,6 +414,13 @@ export async function measureHistory(env: BenchEnvironment, result: HistoryResul
     result.history = { ...reads[1]!, ...accept[1] };
     const latencyRate = result.empty.latency.targetRate;
     result.latencyRate = latencyRate;
+    env.log(
+      `history: one worker's drain of both logs, in turns, ${result.articles} articles ` +
+        'stored beside the history',
+    );
+    const [emptyDrain, historyDrain] = await measureDrains([empty, history], ctx, result.articles);
+    result.empty.drain = emptyDrain;
+    result.history.drain = historyDrain;
     await live.reset();
     result.retention = await runRetentionUnderLoad(env, latencyRate, liveFromMs);
   } finally {

@@ -59,8 +59,12 @@ export async function startEmptyLog(env: BenchEnvironment, liveFromMs: number): 
   try {
     await dropLegacyPartitions(db);
     await premakeLive(db);
-    const stores = { ...env.stores, databaseUrl: EMPTY_LOG_DATABASE_URL };
-    api = await startApi(env.processes, stores, env.options.cpuProfile, EMPTY_LOG_REDIS_PREFIX);
+    const stores = {
+      ...env.stores,
+      databaseUrl: EMPTY_LOG_DATABASE_URL,
+      redisPrefix: EMPTY_LOG_REDIS_PREFIX,
+    };
+    api = await startApi(env.processes, stores, env.options.cpuProfile);
     const accounts = env.accounts.length;
     const made = await createBenchKeys(api.baseUrl, accounts, env.keys.length / accounts);
     return {
@@ -68,6 +72,8 @@ export async function startEmptyLog(env: BenchEnvironment, liveFromMs: number): 
         ...env,
         db,
         api,
+        // Its workers (the drains) on its database and its queue.
+        stores,
         keys: made.keys,
         accounts: made.accounts,
         reset: liveReset(queue, db, liveFromMs),

@@ -5,6 +5,7 @@ import type { ReadTiming } from './history-reads.js';
 import type { LockSpan } from './history-locks.js';
 import type { RetentionResult, RoundFigures } from './history-retention.js';
 import type { FillReport } from './history-fill.js';
+import type { DrainResult } from '../phases/drain.js';
 import { HISTORY_DAYS } from './history-fill.js';
 import { describeWaits } from './wait-sampler.js';
 import { percentile } from './percentiles.js';
@@ -19,6 +20,8 @@ import {
 /** Targets of the mode: with the history, against the empty log in the same run. */
 export const CAPACITY_RATIO_TARGET = 0.9;
 export const READ_P99_RATIO_TARGET = 1.5;
+/** The drain beside the history and the stored articles, against the empty log's. */
+export const DRAIN_RATIO_TARGET = 0.9;
 
 const millis = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : 'n/a');
 const perSecond = (n: number) => (Number.isFinite(n) ? `${Math.round(n)}/s` : 'n/a');
@@ -36,6 +39,37 @@ const thousands = (n: number) => n.toLocaleString('en-US');
 const readP99 = (t: ReadTiming) =>
   `${millis(t.p99Ms)}${t.failures > 0 ? ` (${t.failures} failed)` : ''}` +
   `${t.items === 0 ? ' (0 rows)' : ''}`;
+
+/** CPU milliseconds per event of the worker and of PostgreSQL, as a drain measured them. */
+const cpuPerEvent = (run: DrainResult) =>
+  ['worker 1', 'postgres']
+    .map((name) => `${name} ${(run.cpuMsPerEvent[name] ?? Number.NaN).toFixed(3)}`)
+    .join(', ');
+
+function drainRows(rows: Row[], result: HistoryResult, empty: LogFigures, history: LogFigures) {
+  if (!empty.drain || !history.drain) return;
+  const [h, e] = [history.drain, empty.drain];
+  const runs = (d: typeof h) => d.runs.map((run) => perSecond(run.rate)).join(', ');
+  const r = ratioOf(h.mean.rate, e.mean.rate);
+  rows.push({
+    figure:
+      `Drain, 1 worker, ${thousands(h.mean.events)} events (1 create in 4 titled), ` +
+      `${thousands(result.articles)} articles stored beside the history`,
+    service: `${perSecond(h.mean.rate)} (mean of ${runs(h)})`,
+    reference: `${perSecond(e.mean.rate)} empty (mean of ${runs(e)})`,
+    ratio: shown(r),
+    target: atLeast(r, DRAIN_RATIO_TARGET),
+  });
+  rows.push({
+    figure: 'Drain: CPU ms per event',
+    service: cpuPerEvent(h.mean),
+    reference: `${cpuPerEvent(e.mean)} empty`,
+    ratio: shown(
+      ratioOf(h.mean.cpuMsPerEvent['postgres'] ?? NaN, e.mean.cpuMsPerEvent['postgres'] ?? NaN),
+    ),
+    target: '—',
+  });
+}
 
 function logRows(rows: Row[], empty: LogFigures, history: LogFigures, rate: number) {
   const add = (figure: string, h: string, e: string, r: number, target = '—') =>
@@ -171,6 +205,7 @@ export function historyRows(result: HistoryResult): Row[] {
   const rows: Row[] = [];
   const { empty, history, fill, retention, latencyRate } = result;
   if (empty && history && latencyRate !== undefined) logRows(rows, empty, history, latencyRate);
+  if (empty && history) drainRows(rows, result, empty, history);
   if (fill) {
     rows.push({
       figure: `History fill: ${thousands(fill.events)} events over ${fill.days} days (${fill.lanes} lanes)`,
@@ -271,10 +306,26 @@ function waitNotes(result: HistoryResult): string[] {
   ];
 }
 
+function drainNotes(result: HistoryResult): string[] {
+  const { empty, history } = result;
+  if (!empty?.drain || !history?.drain) return [];
+  return [
+    `Drains: one service worker (retention off, so the history stays), each log in turns ` +
+      `(empty, history, history, empty), each from emptied live partitions and articles; ` +
+      `the history's side then stored ${thousands(result.articles)} articles before its ` +
+      `fill. CPU per event, by run: ` +
+      [...empty.drain.runs.map((run) => `empty ${cpuPerEvent(run)}`)]
+        .concat(history.drain.runs.map((run) => `history ${cpuPerEvent(run)}`))
+        .join('; ') +
+      '.',
+  ];
+}
+
 /** Notes that explain how the figures were taken, from the result itself. */
 export function historyNotes(result: HistoryResult): string[] {
   return [
     ...(result.fill ? fillNotes(result, result.fill) : []),
+    ...drainNotes(result),
     ...waitNotes(result),
     ...(result.retention ? retentionNotes(result.retention) : []),
   ];

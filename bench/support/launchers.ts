@@ -22,9 +22,11 @@ export const SERVICE_REDIS_PREFIX = 'bench-svc';
 export interface Stores {
   databaseUrl: string;
   redisUrl: string;
+  /** The Redis key prefix of the processes on these stores; SERVICE_REDIS_PREFIX unless set. */
+  redisPrefix?: string;
 }
 
-const sharedEnv = (stores: Stores, redisPrefix = SERVICE_REDIS_PREFIX) => ({
+const sharedEnv = (stores: Stores, redisPrefix = stores.redisPrefix ?? SERVICE_REDIS_PREFIX) => ({
   NODE_ENV: 'production',
   DATABASE_URL: stores.databaseUrl,
   DATABASE_POOL_SIZE: String(POOL_SIZE),
@@ -79,7 +81,7 @@ export async function startApi(
   group: ProcessGroup,
   stores: Stores,
   cpuProfile: boolean,
-  redisPrefix = SERVICE_REDIS_PREFIX,
+  redisPrefix = stores.redisPrefix ?? SERVICE_REDIS_PREFIX,
   options: { env?: Record<string, string>; shippedLimits?: boolean; name?: string } = {},
 ) {
   const port = await freePort();
@@ -110,11 +112,13 @@ export async function startApi(
 /** WORKER_QUEUES: what a worker process consumes; the service's default is both. */
 export type WorkerQueues = 'content,deliveries' | 'content' | 'deliveries';
 
+/** A service worker; `env` is added last. */
 export async function startServiceWorker(
   group: ProcessGroup,
   stores: Stores,
   cpuProfile: boolean,
   queues: WorkerQueues = 'content,deliveries',
+  env: Record<string, string> = {},
 ) {
   const port = await freePort();
   return startHttp(
@@ -126,6 +130,7 @@ export async function startServiceWorker(
       WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
       WORKER_HTTP_PORT: String(port),
       WORKER_QUEUES: queues,
+      ...env,
     },
     port,
   );

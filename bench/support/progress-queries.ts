@@ -4,12 +4,20 @@ import type pg from 'pg';
 
 export type Side = 'service' | 'floor';
 
-export async function finishedCount(db: pg.Pool, side: Side): Promise<number> {
+/** `sql` (a WHERE without a bound) limited to events received since `from`, if given. */
+const receivedSince = (sql: string, from: Date | undefined): [string, unknown[]] =>
+  from === undefined ? [sql, []] : [`${sql} AND received_at >= $1`, [from]];
+
+/**
+ * Events finished; with `from`, only those received since (the history mode's log holds
+ * millions finished before the run).
+ */
+export async function finishedCount(db: pg.Pool, side: Side, from?: Date): Promise<number> {
   const sql =
     side === 'service'
       ? `SELECT count(*)::int AS n FROM webhook_logs WHERE status IN ('succeeded', 'failed')`
       : `SELECT count(*)::int AS n FROM floor_log WHERE status = 'succeeded'`;
-  const { rows } = await db.query<{ n: number }>(sql);
+  const { rows } = await db.query<{ n: number }>(...receivedSince(sql, from));
   return rows[0]?.n ?? 0;
 }
 
@@ -26,9 +34,9 @@ export async function accountEventCount(
   return rows[0]?.n ?? 0;
 }
 
-export async function failedCount(db: pg.Pool): Promise<number> {
+export async function failedCount(db: pg.Pool, from?: Date): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM webhook_logs WHERE status = 'failed'`,
+    ...receivedSince(`SELECT count(*)::int AS n FROM webhook_logs WHERE status = 'failed'`, from),
   );
   return rows[0]?.n ?? 0;
 }
