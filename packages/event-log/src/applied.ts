@@ -1,6 +1,7 @@
 import type { EventError, EventResult, Result } from '@ingest/contracts';
 import { Prisma } from '@ingest/db';
 import type { Tx } from './runs.js';
+import { idBounds } from './id-bounds.js';
 import { DELETE_PLACES, LEFT_PLACES } from './places.js';
 import { EVENT_FINISHED_CHANNEL } from './status.js';
 
@@ -22,7 +23,7 @@ export interface AppliedEvent {
  * (heads close the one their claim opened and any left open by a dead worker; followers
  * get one, opened and closed now); each leaves its lines; callers waiting on an event are
  * notified (on commit). Throws, so that the transaction rolls back, if an event was not
- * in the state this worker saw.
+ * in the state this worker saw. The ids' bounds limit it to their partitions (id-bounds.ts).
  */
 export async function recordApplied(tx: Tx, applied: AppliedEvent[]): Promise<void> {
   if (applied.length === 0) return;
@@ -31,6 +32,7 @@ export async function recordApplied(tx: Tx, applied: AppliedEvent[]): Promise<vo
   const results = applied.map(({ outcome }) => (outcome.ok ? JSON.stringify(outcome.value) : null));
   const errors = applied.map(({ outcome }) => (outcome.ok ? null : JSON.stringify(outcome.error)));
   const notify = applied.map((event) => event.notifyOnFinish);
+  const [lowest, highest] = idBounds(ids);
   const [outcome] = await tx.$queryRaw<Array<{ finished: number }>>`
     WITH done AS (
       SELECT d.*, CASE WHEN d.error IS NULL THEN 'succeeded' ELSE 'failed' END AS outcome
@@ -44,7 +46,7 @@ export async function recordApplied(tx: Tx, applied: AppliedEvent[]): Promise<vo
           started_at = COALESCE(w.started_at, now()),
           attempts = w.attempts + CASE WHEN d.attempt IS NULL THEN 1 ELSE 0 END
       FROM done d
-      WHERE w.id = d.event_id
+      WHERE w.id = d.event_id AND w.id BETWEEN ${lowest}::uuid AND ${highest}::uuid
         AND w.status = CASE WHEN d.attempt IS NULL THEN 'queued' ELSE 'processing' END
       RETURNING w.id, w.account_id, w.order_keys, w.sequence, w.attempts, d.attempt,
                 d.outcome, d.error
@@ -55,7 +57,8 @@ export async function recordApplied(tx: Tx, applied: AppliedEvent[]): Promise<vo
           error = CASE WHEN a.number = d.attempt THEN d.error END,
           finished_at = now()
       FROM done d
-      WHERE a.event_id = d.event_id AND (a.number = d.attempt OR a.finished_at IS NULL)
+      WHERE a.event_id = d.event_id AND a.event_id BETWEEN ${lowest}::uuid AND ${highest}::uuid
+        AND (a.number = d.attempt OR a.finished_at IS NULL)
     ),
     follower_attempts AS (
       INSERT INTO event_attempts (event_id, number, started_at, finished_at, outcome, error)

@@ -1,5 +1,6 @@
 import type { EventStatus } from '@ingest/contracts';
 import type { Queryable } from './queryable.js';
+import { idBounds } from './id-bounds.js';
 import { unfinished } from './status.js';
 
 /** What a worker reads about an event to apply it. */
@@ -47,6 +48,8 @@ const BLOCKED = (e: string) => `EXISTS (
 /**
  * Reads the events and, for each that is first in all its lines and not finished, marks
  * it processing and opens an attempt: one statement (one round trip, one commit) for all.
+ * The update joins the read, which PostgreSQL cannot prune while planning: `$2` and `$3`
+ * bound its ids, so that only their partitions are planned (id-bounds.ts).
  * The attempts commit on their own, before the changes are applied, so that a worker
  * dying mid-change still leaves its attempt on the receipt. A `processing` event is
  * claimed again: its job is running again because the worker that had it died.
@@ -63,7 +66,8 @@ const CLAIM_EVENTS = `
     SET status = 'processing', attempts = w.attempts + 1,
         started_at = COALESCE(w.started_at, now())
     FROM loaded
-    WHERE w.id = loaded.id AND NOT loaded.blocked AND ${unfinished('w')}
+    WHERE w.id = loaded.id AND w.id BETWEEN $2::uuid AND $3::uuid
+      AND NOT loaded.blocked AND ${unfinished('w')}
     RETURNING w.id, w.attempts
   ),
   opened AS (
@@ -86,10 +90,11 @@ type ClaimRow = EventRow & { status: EventStatus; blocked: boolean; attempt: num
  * the read and the update.
  */
 export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Map<string, Claim>> {
+  if (eventIds.length === 0) return new Map();
   const { rows } = await on.query<ClaimRow>({
     name: 'claim-events',
     text: CLAIM_EVENTS,
-    values: [eventIds],
+    values: [eventIds, ...idBounds(eventIds)],
   });
   return new Map(rows.map((row) => [row.id, claimOf(row)]));
 }

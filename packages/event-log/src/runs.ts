@@ -1,5 +1,6 @@
 import type { Prisma } from '@ingest/db';
 import type { EventRow } from './claims.js';
+import { idBounds } from './id-bounds.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -25,12 +26,17 @@ type FollowerRow = EventRow & { headId: string; status: string | null };
  * Followers need no lock: every one of them is blocked, for every other worker, by the
  * head's place in the line until this transaction commits.
  *
+ * The heads' ids are bounded (id-bounds.ts); the followers' are not known in advance, so
+ * their join still plans every partition.
+ *
  * Returns the locked heads with their followers, in line order.
  */
 export async function lockHeadsAndRuns(
   tx: Tx,
   requests: RunRequest[],
 ): Promise<Map<string, EventRow[]>> {
+  if (requests.length === 0) return new Map();
+  const [lowest, highest] = idBounds(requests.map((r) => r.headId));
   const rows = await tx.$queryRaw<FollowerRow[]>`
     WITH locked AS MATERIALIZED (
       SELECT w.id, w.account_id, w.order_keys, w.sequence, r.max_followers
@@ -38,7 +44,7 @@ export async function lockHeadsAndRuns(
       JOIN unnest(${requests.map((r) => r.headId)}::uuid[],
                   ${requests.map((r) => r.maxFollowers)}::int[]) AS r(id, max_followers)
         ON r.id = w.id
-      WHERE w.status = 'processing'
+      WHERE w.status = 'processing' AND w.id BETWEEN ${lowest}::uuid AND ${highest}::uuid
       ORDER BY w.id
       FOR UPDATE OF w
     )
