@@ -12,18 +12,12 @@
 // tests count the buffers the statements' reads of pending_order_keys touched, under
 // EXPLAIN (ANALYZE, BUFFERS) in a transaction rolled back, behind a backlog of the same
 // account's events about other slugs.
-import { Prisma } from '@ingest/db';
-import {
-  claimEvents,
-  recordApplied,
-  recordFailure,
-  type AppliedEvent,
-  type Tx,
-} from '@ingest/event-log';
+import { claimEvents, recordApplied, recordFailure, type AppliedEvent } from '@ingest/event-log';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodesOf, type PlanNode } from './support/query-plans.js';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
+import { pgCapture, prismaCapture, type Statement } from './support/statement-capture.js';
 import { uuidV7At } from './support/uuid-v7-sql.js';
 
 const BACKLOG = 50_000;
@@ -80,11 +74,6 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-interface Statement {
-  text: string;
-  values: unknown[];
-}
-
 type BufferedNode = PlanNode & { 'Shared Hit Blocks': number; 'Shared Read Blocks': number };
 
 /**
@@ -115,27 +104,6 @@ async function placeReadsOf({ text, values }: Statement) {
   } finally {
     await client.query('ROLLBACK');
   }
-}
-
-/** What a function of the event log sends through `pg`, captured instead of run. */
-function pgCapture(sent: Statement[], answer: Record<string, unknown>) {
-  return {
-    query: async (config: Statement) => {
-      sent.push({ text: config.text, values: config.values });
-      return { rows: [answer] };
-    },
-  } as unknown as pg.Client;
-}
-
-/** What recordApplied sends through the apply transaction (Prisma), captured instead of run. */
-function prismaCapture(sent: Statement[], answer: Record<string, unknown>): Tx {
-  return {
-    $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
-      const sql = Prisma.sql(strings, ...values);
-      sent.push({ text: sql.text, values: sql.values });
-      return [answer];
-    },
-  } as unknown as Tx;
 }
 
 describe("claiming and finishing events do not walk their account's backlog", () => {

@@ -5,7 +5,6 @@
 // more than the work itself: the worker's PostgreSQL CPU per event tripled beside a
 // history (pnpm bench --history). These tests keep each statement to the partitions its
 // events are in, with 40 more partitions beside them.
-import { Prisma } from '@ingest/db';
 import {
   claimEvents,
   createPartition,
@@ -14,11 +13,11 @@ import {
   recordApplied,
   stillBlocked,
   type AppliedEvent,
-  type Tx,
 } from '@ingest/event-log';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
+import { pgCapture, prismaCapture, type Statement } from './support/statement-capture.js';
 import { uuidV7At } from './support/uuid-v7-sql.js';
 
 const EXTRA_DAYS = 40;
@@ -63,11 +62,6 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-interface Statement {
-  text: string;
-  values: unknown[];
-}
-
 /** The partitions of the event log a statement's plan names, as PostgreSQL plans it. */
 async function partitionsPlanned({ text, values }: Statement): Promise<string[]> {
   await client.query('BEGIN');
@@ -85,27 +79,6 @@ async function partitionsPlanned({ text, values }: Statement): Promise<string[]>
   } finally {
     await client.query('ROLLBACK');
   }
-}
-
-/** What a function of the event log sends through `pg`, captured instead of run. */
-function pgCapture(sent: Statement[]) {
-  return {
-    query: async (config: Statement) => {
-      sent.push({ text: config.text, values: config.values });
-      return { rows: [] };
-    },
-  } as unknown as pg.Client;
-}
-
-/** What recordApplied sends through the apply transaction (Prisma), captured instead of run. */
-function prismaCapture(sent: Statement[], answer: Record<string, unknown>): Tx {
-  return {
-    $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
-      const sql = Prisma.sql(strings, ...values);
-      sent.push({ text: sql.text, values: sql.values });
-      return [answer];
-    },
-  } as unknown as Tx;
 }
 
 /** The partitions today's events are in: one of each table. */
