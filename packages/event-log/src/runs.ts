@@ -1,6 +1,6 @@
 import type { Prisma } from '@ingest/db';
 import type { EventRow } from './claims.js';
-import { idBounds } from './id-bounds.js';
+import { firstIdAt, idBounds, msOfId } from './id-bounds.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -11,7 +11,19 @@ export interface RunRequest {
   maxFollowers: number;
 }
 
-type FollowerRow = EventRow & { headId: string; status: string | null };
+/**
+ * A follower's row; `place` null when the head has none, `status` null when its place's
+ * event lies before FOLLOWERS_FROM_MS (see lockHeadsAndRuns).
+ */
+type FollowerRow = EventRow & { headId: string; place: string | null; status: string | null };
+
+/**
+ * How far before the oldest head a follower's id may lie and still join its run. A
+ * follower was accepted after its head, so its id (UUIDv7, the accepting API's clock) is
+ * later unless the APIs' clocks disagree, or an operator replayed an old event into the
+ * line. A constant bound lets PostgreSQL leave the older partitions out of the plan.
+ */
+const FOLLOWERS_FROM_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Inside the transaction that will apply them: locks the heads that are still this
@@ -26,8 +38,10 @@ type FollowerRow = EventRow & { headId: string; status: string | null };
  * Followers need no lock: every one of them is blocked, for every other worker, by the
  * head's place in the line until this transaction commits.
  *
- * The heads' ids are bounded (id-bounds.ts); the followers' are not known in advance, so
- * their join still plans every partition.
+ * The heads' ids are bounded (id-bounds.ts); the followers' are not known in advance, and
+ * are read from FOLLOWERS_FROM_MS before the oldest head on: a place whose event lies
+ * earlier ends the run there (its event is applied by its own job), so a run never skips
+ * one of its line.
  *
  * Returns the locked heads with their followers, in line order.
  */
@@ -37,6 +51,7 @@ export async function lockHeadsAndRuns(
 ): Promise<Map<string, EventRow[]>> {
   if (requests.length === 0) return new Map();
   const [lowest, highest] = idBounds(requests.map((r) => r.headId));
+  const followersFrom = firstIdAt(msOfId(lowest) - FOLLOWERS_FROM_MS);
   const rows = await tx.$queryRaw<FollowerRow[]>`
     WITH locked AS MATERIALIZED (
       SELECT w.id, w.account_id, w.order_keys, w.sequence, r.max_followers
@@ -48,27 +63,29 @@ export async function lockHeadsAndRuns(
       ORDER BY w.id
       FOR UPDATE OF w
     )
-    SELECT l.id AS "headId", f.id, f.event, f.account_id AS "accountId", f.payload,
+    SELECT l.id AS "headId", f.place::text AS place, f.id, f.event,
+           f.account_id AS "accountId", f.payload,
            f.request_id AS "requestId", f.notify_on_finish AS "notifyOnFinish",
            f.received_at AS "receivedAt", f.last_replayed_at AS "lastReplayedAt",
            f.sequence::text AS sequence,
            f.order_keys AS "orderKeys", f.status
     FROM locked l
     LEFT JOIN LATERAL (
-      SELECT n.*
-      FROM pending_order_keys p JOIN webhook_logs n ON n.id = p.event_id
+      SELECT n.*, p.sequence AS place
+      FROM pending_order_keys p
+      LEFT JOIN webhook_logs n ON n.id = p.event_id AND n.id >= ${followersFrom}::uuid
       WHERE cardinality(l.order_keys) = 1 AND l.max_followers > 0
         AND p.account_id = l.account_id AND p.key = l.order_keys[1] AND p.sequence > l.sequence
       ORDER BY p.sequence
       LIMIT l.max_followers
     ) f ON TRUE
-    ORDER BY l.id, f.sequence`;
+    ORDER BY l.id, f.place`;
   const runs = new Map<string, EventRow[]>();
   const closed = new Set<string>();
-  for (const { headId, status, ...follower } of rows) {
+  for (const { headId, place, status, ...follower } of rows) {
     const run = runs.get(headId) ?? [];
     runs.set(headId, run);
-    if (status === null || closed.has(headId)) continue; // no follower (LEFT JOIN), or run over
+    if (place === null || closed.has(headId)) continue; // no follower (LEFT JOIN), or run over
     if (status === 'queued' && follower.orderKeys.length === 1) run.push(follower);
     else closed.add(headId);
   }
