@@ -61,7 +61,7 @@ function drainRows(rows: Row[], result: HistoryResult, empty: LogFigures, histor
     target: atLeast(r, DRAIN_RATIO_TARGET),
   });
   rows.push({
-    figure: 'Drain: CPU ms per event',
+    figure: "Drain: CPU ms per event (ratio: PostgreSQL's)",
     service: cpuPerEvent(h.mean),
     reference: `${cpuPerEvent(e.mean)} empty`,
     ratio: shown(

@@ -1,23 +1,33 @@
 // What the bench reads back from the database: how many events are finished, and how
 // long they took from being recorded to being applied.
+import { firstIdAt } from '@ingest/event-log';
 import type pg from 'pg';
 
 export type Side = 'service' | 'floor';
 
-/** `sql` (a WHERE without a bound) limited to events received since `from`, if given. */
+/**
+ * `sql` (a WHERE without a bound) limited to events received since `from`, if given; by
+ * id too, so that PostgreSQL plans only the partitions from then on, and a count beside
+ * 40 days of history costs what it costs beside none.
+ */
 const receivedSince = (sql: string, from: Date | undefined): [string, unknown[]] =>
-  from === undefined ? [sql, []] : [`${sql} AND received_at >= $1`, [from]];
+  from === undefined
+    ? [sql, []]
+    : [`${sql} AND received_at >= $1 AND id >= $2::uuid`, [from, firstIdAt(from.getTime())]];
 
 /**
- * Events finished; with `from`, only those received since (the history mode's log holds
- * millions finished before the run).
+ * Events finished; with `from`, only the service's received since (the history mode's
+ * log holds millions finished before the run; the floor has no history).
  */
 export async function finishedCount(db: pg.Pool, side: Side, from?: Date): Promise<number> {
-  const sql =
+  const [text, values] =
     side === 'service'
-      ? `SELECT count(*)::int AS n FROM webhook_logs WHERE status IN ('succeeded', 'failed')`
-      : `SELECT count(*)::int AS n FROM floor_log WHERE status = 'succeeded'`;
-  const { rows } = await db.query<{ n: number }>(...receivedSince(sql, from));
+      ? receivedSince(
+          `SELECT count(*)::int AS n FROM webhook_logs WHERE status IN ('succeeded', 'failed')`,
+          from,
+        )
+      : [`SELECT count(*)::int AS n FROM floor_log WHERE status = 'succeeded'`, []];
+  const { rows } = await db.query<{ n: number }>(text, values);
   return rows[0]?.n ?? 0;
 }
 
