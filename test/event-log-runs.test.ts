@@ -4,7 +4,7 @@
 // whose clock was behind, or an operator's replay of an old event) must end the run
 // there, never be skipped by it: the run would apply a later event of the line first.
 import { createDatabase, type Database } from '@ingest/db';
-import { firstIdAt, lockHeadsAndRuns } from '@ingest/event-log';
+import { idBoundaryAt, lockHeadsAndRuns } from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 /** An id of `ms`, random after its millisecond, as the API makes them. */
-const idAt = (ms: number) => firstIdAt(ms).slice(0, 14) + uuidv7().slice(14);
+const idAt = (ms: number) => idBoundaryAt(ms).slice(0, 14) + uuidv7().slice(14);
 
 /** Records events of one line in this order (their sequence), each with its place. */
 async function line(key: string, events: Array<{ id: string; status: string }>) {

@@ -1,6 +1,6 @@
 // What the bench reads back from the database: how many events are finished, and how
 // long they took from being recorded to being applied.
-import { firstIdAt } from '@ingest/event-log';
+import { idBoundaryAt } from '@ingest/event-log';
 import type pg from 'pg';
 
 export type Side = 'service' | 'floor';
@@ -13,7 +13,7 @@ export type Side = 'service' | 'floor';
 const receivedSince = (sql: string, from: Date | undefined): [string, unknown[]] =>
   from === undefined
     ? [sql, []]
-    : [`${sql} AND received_at >= $1 AND id >= $2::uuid`, [from, firstIdAt(from.getTime())]];
+    : [`${sql} AND received_at >= $1 AND id >= $2::uuid`, [from, idBoundaryAt(from.getTime())]];
 
 /**
  * Events finished; with `from`, only the service's received since (the history mode's

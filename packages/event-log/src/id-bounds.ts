@@ -18,12 +18,3 @@ export function idBounds(ids: readonly string[]): [lowest: string, highest: stri
   }
   return [lowest, highest];
 }
-
-/** The millisecond a UUIDv7 was made in: its first 48 bits. */
-export const msOfId = (id: string): number => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-
-/** The lowest UUIDv7 of the millisecond `ms` (0 for any earlier): where its ids begin. */
-export function firstIdAt(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8)}-0000-0000-000000000000`;
-}

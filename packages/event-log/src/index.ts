@@ -22,7 +22,6 @@ export {
 } from './accepted-once.js';
 export { insertRejected, type RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
-export { firstIdAt, idBounds, msOfId } from './id-bounds.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';
 export { recordApplied, type AppliedEvent } from './applied.js';
 export { DEAD_ROWS_FLOOR, HOT_TABLES, vacuumHotTables } from './hot-tables.js';

@@ -1,6 +1,7 @@
 import type { Prisma } from '@ingest/db';
 import type { EventRow } from './claims.js';
-import { firstIdAt, idBounds, msOfId } from './id-bounds.js';
+import { idBounds } from './id-bounds.js';
+import { idBoundaryAt, timeOfId } from './partitions/partition-range.js';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -51,7 +52,8 @@ export async function lockHeadsAndRuns(
 ): Promise<Map<string, EventRow[]>> {
   if (requests.length === 0) return new Map();
   const [lowest, highest] = idBounds(requests.map((r) => r.headId));
-  const followersFrom = firstIdAt(msOfId(lowest) - FOLLOWERS_FROM_MS);
+  // An id that is no UUIDv7 says nothing of time: then no bound (0).
+  const followersFrom = idBoundaryAt((timeOfId(lowest) ?? FOLLOWERS_FROM_MS) - FOLLOWERS_FROM_MS);
   const rows = await tx.$queryRaw<FollowerRow[]>`
     WITH locked AS MATERIALIZED (
       SELECT w.id, w.account_id, w.order_keys, w.sequence, r.max_followers
