@@ -1,14 +1,12 @@
 // The event log is partitioned by day of the event's id. PostgreSQL prunes partitions
 // while planning by `id = ANY(<values>)`, never by a join, and a worker's statements that
 // update a batch of events reached them by a join: each claim and each outcome record
-// planned, opened and locked every partition of webhook_logs and event_attempts. With 40 days kept that cost
-// more than the work itself: the worker's PostgreSQL CPU per event tripled beside a
-// history (pnpm bench --history). These tests keep each statement to the partitions its
-// events are in, with 40 more partitions beside them.
+// planned, opened and locked every partition of webhook_logs and event_attempts. With 40
+// days kept that cost more than the work itself: the worker's PostgreSQL CPU per event
+// tripled beside a history (pnpm bench --history). These tests keep each statement to the
+// partitions its events are in, with 40 days of partitions before them.
 import {
   claimEvents,
-  createPartition,
-  EVENT_LOG_TABLES,
   listPartitions,
   recordApplied,
   stillBlocked,
@@ -20,24 +18,15 @@ import { createScratchDatabase, type ScratchDatabase } from './support/scratch-d
 import { pgCapture, prismaCapture, type Statement } from './support/statement-capture.js';
 import { uuidV7At } from './support/uuid-v7-sql.js';
 
-const EXTRA_DAYS = 40;
-const DAY_MS = 86_400_000;
+const HISTORY_DAYS = 40;
 
 let scratch: ScratchDatabase;
 let client: pg.Client;
 let processing: string[];
 
 beforeAll(async () => {
-  scratch = await createScratchDatabase();
+  scratch = await createScratchDatabase({ historyDays: HISTORY_DAYS });
   client = await scratch.connect();
-  // Forty days after the last partition the migrations made, for both tables.
-  const partitions = await listPartitions(client);
-  const last = Math.max(...partitions.map((partition) => partition.toMs));
-  for (let day = 0; day < EXTRA_DAYS; day += 1) {
-    for (const table of EVENT_LOG_TABLES) {
-      await createPartition(client, table, last + day * DAY_MS, last + (day + 1) * DAY_MS, 'day');
-    }
-  }
   await client.query(
     `INSERT INTO accounts (id, email, handle, name, password_hash, updated_at)
      VALUES (gen_random_uuid(), 'prune@example.test', 'prune', 'Prune', 'unused', now())`,
