@@ -6,6 +6,7 @@ import type {
   CategoryList,
   Highlight,
 } from '@ingest/contracts';
+import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articleData, uniqueSlug } from './support/content.js';
 import { expectProblem } from './support/problems.js';
@@ -305,5 +306,59 @@ describe('GET /api/categories', () => {
     // `other …` sorts before `Reads …` only when case is ignored ('R' < 'o' in code points).
     const position = (name: string) => names.findIndex((item) => item.name === name);
     expect(position(otherCategory)).toBeLessThan(position(category));
+  });
+});
+
+describe('reads while accounts are removed', () => {
+  it('answer 200, never a 500: each read is one snapshot', async () => {
+    // An article's author (and a highlight's) is read by a statement of its own; an
+    // account removed in between (tests' teardown removes theirs) made a 500.
+    const { prisma } = api.deps.db;
+    const owners = Array.from({ length: 30 }, (_, index) => ({
+      id: uuidv7(),
+      email: `gone-${suffix}-${index}@example.com`,
+      handle: `gone_${suffix}_${index}`,
+      name: `Gone ${index}`,
+      passwordHash: 'not a hash: never logs in',
+    }));
+    await prisma.account.createMany({ data: owners });
+    const articles = owners.map((owner) => ({
+      id: uuidv7(),
+      slug: uniqueSlug('gone'),
+      accountId: owner.id,
+      title: 'Gone soon',
+      body: ['Gone soon.'],
+      readMinutes: 1,
+      readMinutesComputed: false,
+    }));
+    await prisma.article.createMany({ data: articles });
+    await prisma.highlight.createMany({
+      data: articles.map((article) => ({
+        id: uuidv7(),
+        accountId: article.accountId,
+        articleId: article.id,
+        title: 'Gone soon',
+        videoUrl: 'https://video.example.com/gone.mp4',
+      })),
+    });
+    let removing = true;
+    const removals = (async () => {
+      for (const owner of owners) await prisma.account.delete({ where: { id: owner.id } });
+    })().finally(() => (removing = false));
+    const statuses: number[] = [];
+    let next = 0;
+    while (removing) {
+      const slug = articles[next++ % articles.length]!.slug;
+      const answers = await Promise.all(
+        ['/api/articles?limit=100', '/api/highlights?limit=100', `/api/articles/${slug}`].map(
+          (url) => read(api, url),
+        ),
+      );
+      statuses.push(...answers.map((answer) => answer.statusCode));
+    }
+    await removals;
+    expect(statuses.length).toBeGreaterThan(0);
+    // A removed article's detail is a 404; nothing else may fail.
+    expect(statuses.filter((status) => status !== 200 && status !== 404)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { Prisma } from '@ingest/db';
 import { deliveryPolicyOf, enqueueDeliveries } from '@ingest/queue';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';
+import { inOneSnapshot } from './one-snapshot.js';
 import { rowsAfter, toPage } from './pagination.js';
 import { getEndpoint } from './webhook-endpoints.js';
 import { presentDelivery, type DeliveryRow } from './present-delivery.js';
@@ -77,12 +78,15 @@ export async function listDeliveries(
   query: DeliveryListQuery,
 ) {
   await getEndpoint(deps, accountId, endpointId);
-  const rows: DeliveryRow[] = await deps.db.prisma.webhookDelivery.findMany({
-    where: { endpointId, ...rowsAfter(query.cursor, 'createdAt') },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    select: DELIVERY_FIELDS,
-  });
+  // Each delivery's message is read by a statement of its own: one snapshot.
+  const rows: DeliveryRow[] = await inOneSnapshot(deps, (tx) =>
+    tx.webhookDelivery.findMany({
+      where: { endpointId, ...rowsAfter(query.cursor, 'createdAt') },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+      select: DELIVERY_FIELDS,
+    }),
+  );
   return toPage(rows, query.limit, (row) => row.createdAt, presentDelivery);
 }
 

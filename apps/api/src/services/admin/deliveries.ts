@@ -13,7 +13,7 @@ import { Prisma, type WebhookEndpoint } from '@ingest/db';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../../deps.js';
 import { presentEndpoint } from '../present-endpoint.js';
-import { inOneSnapshot } from './one-snapshot.js';
+import { inOneSnapshot } from '../one-snapshot.js';
 import { rowsAfter, toPage } from '../pagination.js';
 import { presentDelivery, type DeliveryRow } from '../present-delivery.js';
 import { DELIVERY_FIELDS, deliverAgain, queueDeliveries } from '../webhook-deliveries.js';

@@ -6,12 +6,14 @@ import {
   type ArticleSummary,
 } from '@ingest/contracts';
 import type { ApiDeps } from '../../deps.js';
+import { inOneSnapshot } from '../one-snapshot.js';
 import { rowsAfter, toPage } from '../pagination.js';
 
 type Deps = Pick<ApiDeps, 'db'>;
 
 // Author and category are selected with the article: Prisma loads each relation for the
-// whole page in one batched query, never one query a row.
+// whole page in one batched query, never one query a row. Those are statements of their
+// own, hence every read here runs in one snapshot.
 const SUMMARY_FIELDS = {
   id: true,
   slug: true,
@@ -54,29 +56,30 @@ const presentSummary = (row: SummaryRow): ArticleSummary => ({
  * error: it is a filter that matches nothing.
  */
 export async function listArticles(deps: Deps, query: ArticleListQuery): Promise<ArticleList> {
-  const rows = await deps.db.prisma.article.findMany({
-    where: {
-      // Keys as the worker stores them: category names trimmed and lower-cased, handles lower-cased.
-      ...(query.category === undefined
-        ? {}
-        : { category: { is: { nameKey: query.category.trim().toLowerCase() } } }),
-      ...(query.author === undefined
-        ? {}
-        : { account: { is: { handle: query.author.trim().toLowerCase() } } }),
-      ...rowsAfter(query.cursor, 'createdAt'),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    select: SUMMARY_FIELDS,
-  });
+  const rows = await inOneSnapshot(deps, (tx) =>
+    tx.article.findMany({
+      where: {
+        // Keys as the worker stores them: category names trimmed and lower-cased, handles lower-cased.
+        ...(query.category === undefined
+          ? {}
+          : { category: { is: { nameKey: query.category.trim().toLowerCase() } } }),
+        ...(query.author === undefined
+          ? {}
+          : { account: { is: { handle: query.author.trim().toLowerCase() } } }),
+        ...rowsAfter(query.cursor, 'createdAt'),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+      select: SUMMARY_FIELDS,
+    }),
+  );
   return toPage(rows, query.limit, (row) => row.createdAt, presentSummary);
 }
 
 export async function getArticle(deps: Deps, slug: string): Promise<Article> {
-  const row = await deps.db.prisma.article.findUnique({
-    where: { slug },
-    select: { ...SUMMARY_FIELDS, body: true },
-  });
+  const row = await inOneSnapshot(deps, (tx) =>
+    tx.article.findUnique({ where: { slug }, select: { ...SUMMARY_FIELDS, body: true } }),
+  );
   if (row === null) throw new AppError('NOT_FOUND', 'No article with this slug');
   return { ...presentSummary(row), body: row.body };
 }

@@ -1,5 +1,6 @@
 import type { Highlight, HighlightList, HighlightListQuery } from '@ingest/contracts';
 import type { ApiDeps } from '../../deps.js';
+import { inOneSnapshot } from '../one-snapshot.js';
 import { rowsAfter, toPage } from '../pagination.js';
 
 type Deps = Pick<ApiDeps, 'db'>;
@@ -36,22 +37,25 @@ export async function listHighlights(
   deps: Deps,
   query: HighlightListQuery,
 ): Promise<HighlightList> {
-  const rows = await deps.db.prisma.highlight.findMany({
-    where: rowsAfter(query.cursor, 'createdAt'),
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: query.limit + 1,
-    select: {
-      id: true,
-      title: true,
-      videoUrl: true,
-      thumbnailUrl: true,
-      durationSeconds: true,
-      description: true,
-      tags: true,
-      createdAt: true,
-      article: { select: { slug: true, title: true } },
-      account: { select: { handle: true, name: true } },
-    },
-  });
+  // The article and the author are read by statements of their own: one snapshot.
+  const rows = await inOneSnapshot(deps, (tx) =>
+    tx.highlight.findMany({
+      where: rowsAfter(query.cursor, 'createdAt'),
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: query.limit + 1,
+      select: {
+        id: true,
+        title: true,
+        videoUrl: true,
+        thumbnailUrl: true,
+        durationSeconds: true,
+        description: true,
+        tags: true,
+        createdAt: true,
+        article: { select: { slug: true, title: true } },
+        account: { select: { handle: true, name: true } },
+      },
+    }),
+  );
   return toPage(rows, query.limit, (row) => row.createdAt, presentHighlight);
 }

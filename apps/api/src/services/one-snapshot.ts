@@ -1,5 +1,5 @@
 import { Prisma } from '@ingest/db';
-import type { ApiDeps } from '../../deps.js';
+import type { ApiDeps } from '../deps.js';
 
 /**
  * Runs a read of several statements against one snapshot of the database. Prisma reads a
