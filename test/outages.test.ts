@@ -6,6 +6,10 @@ import { readQueueDepth } from '@ingest/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import {
+  expectEveryAuthenticationPathUnavailable,
+  freshCredentials,
+} from './support/auth-paths.js';
+import {
   accept,
   articleData,
   finalReceipt,
@@ -118,6 +122,16 @@ describe('a PostgreSQL outage', () => {
         timeout: 10_000,
       })
       .toBe(202);
+  }, 30_000);
+
+  it('answers 503 with Retry-After on every authentication path, never 401', async () => {
+    const credentials = await freshCredentials(api);
+    await postgres.stop();
+    try {
+      await expectEveryAuthenticationPathUnavailable(api, credentials);
+    } finally {
+      await postgres.start();
+    }
   }, 30_000);
 
   it('pauses the worker, which resumes by itself; jobs in flight are retried, not failed', async () => {
