@@ -2,7 +2,7 @@
 // them, the Fastify app, and the order they close in. server.ts runs it as a process;
 // the tests, the fault suite and the bench get the very same objects.
 import type { ApiConfig } from '@ingest/config';
-import { createDatabase, readCustomShares } from '@ingest/db';
+import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
@@ -55,6 +55,7 @@ export async function createApiRuntime(
   const logger = options.logger ?? createLogger({ level: config.log.level, name: 'api' });
   const name = options.connectionName ?? 'ingest-api';
   const db = createDatabase(config.database);
+  await reportPoolerSessions(db, logger);
   // Rate limits send one command per request: auto-pipelining writes the commands of
   // requests handled in the same turn of the event loop together, one socket write for
   // many. BullMQ keeps a connection of its own, without it (bull's users reported
@@ -90,7 +91,7 @@ export async function createApiRuntime(
       intervalMs: REFUSAL_LOG_INTERVAL_MS,
       context: () => ({ admission: admission.state(), busiest: admission.busiest(3) }),
     }),
-    waiter: createEventWaiter(config.database.url, logger),
+    waiter: createEventWaiter(config.database.directUrl, logger),
     acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),
     acceptBatcher: createAcceptBatcher(clients),
     apiKeys: createApiKeyAuthenticator(clients),
@@ -99,7 +100,7 @@ export async function createApiRuntime(
   // Workers keep the coming week's partitions made; this covers a database fresh from
   // its migrations, before any worker ran. With the database down, start-up goes on: the
   // readiness check reports the outage, and the next start or worker round makes them.
-  await premakeAhead(db.pool, config.eventLog.interval).catch((error: unknown) =>
+  await premakeAhead(db.direct, config.eventLog.interval).catch((error: unknown) =>
     logger.warn({ err: error }, 'could not make the event log partitions ahead'),
   );
 

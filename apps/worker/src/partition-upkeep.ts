@@ -20,7 +20,7 @@ export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Part
 
   const round = async () => {
     try {
-      const done = await maintainPartitions(deps.db.pool, {
+      const done = await maintainPartitions(deps.db.direct, {
         interval: eventLog.interval,
         retentionDays: eventLog.retentionDays,
         maxDrops: deps.config.worker.eventLogDropsPerRound,

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
-import { createDatabase, readCustomShares } from '@ingest/db';
+import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
 import { SECOND_MS } from '@ingest/domain';
 import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
@@ -67,6 +67,7 @@ export async function createWorkerRuntime(
   const logger = options.logger ?? createLogger({ level: config.log.level, name: 'worker' });
   const name = options.connectionName ?? 'ingest-worker';
   const db = createDatabase(config.database);
+  await reportPoolerSessions(db, logger);
   const queueConnection = createRedisConnection(config.redis.url, 'worker', `${name}-queue`);
   const workerConnection = createRedisConnection(config.redis.url, 'worker', name);
   const deliveryConnection = createRedisConnection(

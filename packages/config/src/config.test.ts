@@ -105,6 +105,18 @@ describe('loadDatabaseUrl', () => {
     expect(loadDatabaseUrl({})).toBe('postgresql://postgres:postgres@127.0.0.1:5432/ingest');
   });
 
+  it('goes around a pooler: DATABASE_DIRECT_URL when it is set', () => {
+    const pooled = 'postgresql://app@pgbouncer:6432/ingest';
+    const direct = 'postgresql://app@db.internal:5432/ingest';
+    expect(loadDatabaseUrl({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct })).toBe(direct);
+    expect(() => loadDatabaseUrl({ DATABASE_DIRECT_URL: 'redis://db' })).toThrow(
+      /DATABASE_DIRECT_URL must start with postgres:\/\/ or postgresql:\/\//,
+    );
+    const { database } = loadWorkerConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct });
+    expect(database).toMatchObject({ url: pooled, directUrl: direct });
+    expect(loadWorkerConfig({ DATABASE_URL: direct }).database.directUrl).toBe(direct);
+  });
+
   it('reports an unparseable URL as a ConfigError, not a TypeError from `new URL`', () => {
     expect(() => loadDatabaseUrl({ DATABASE_URL: 'not a url' })).toThrow(ConfigError);
     expect(() => loadDatabaseUrl({ DATABASE_URL: 'not a url' })).toThrow(

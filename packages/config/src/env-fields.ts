@@ -26,17 +26,22 @@ export const envBoolean = (fallback: boolean) =>
 export const replacedBy = (successor: string) =>
   z.never({ error: `is no longer read; see ${successor}, which replaced it` }).optional();
 
-export const envUrl = (fallback: string, protocols: readonly string[]) =>
+const urlField = (protocols: readonly string[]) =>
   z
     .string()
     .trim()
-    .default(fallback)
     .refine((value) => URL.canParse(value), 'must be a URL')
     // zod runs this check even after the one above failed: `new URL` would then throw.
     .refine(
       (value) => !URL.canParse(value) || protocols.includes(new URL(value).protocol),
       `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
     );
+
+export const envUrl = (fallback: string, protocols: readonly string[]) =>
+  z.string().trim().default(fallback).pipe(urlField(protocols));
+
+/** A URL that may be left unset (undefined then). */
+export const envOptionalUrl = (protocols: readonly string[]) => urlField(protocols).optional();
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

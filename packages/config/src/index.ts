@@ -18,6 +18,6 @@ export const loadWorkerConfig = (env: Env = process.env): WorkerConfig =>
 /** Settings every process shares (database, Redis, logs): for command-line tools. */
 export const loadSharedConfig = (env: Env = process.env): SharedConfig =>
   loadConfig(sharedConfigFromEnv, env);
-/** DATABASE_URL alone, for the migration tools. */
+/** The direct database URL alone (DATABASE_DIRECT_URL, else DATABASE_URL), for the migration tools. */
 export const loadDatabaseUrl = (env: Env = process.env): string =>
   loadConfig(databaseUrlFromEnv, env);

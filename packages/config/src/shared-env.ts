@@ -1,17 +1,34 @@
 import { z } from 'zod';
 import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
 import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
-import { envBoolean, envDurations, envInteger, envLogLevel, envUrl } from './env-fields.js';
+import {
+  envBoolean,
+  envDurations,
+  envInteger,
+  envLogLevel,
+  envOptionalUrl,
+  envUrl,
+} from './env-fields.js';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
-const databaseUrl = envUrl(DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:']);
+const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
+const databaseUrl = envUrl(DEFAULT_DATABASE_URL, POSTGRES_PROTOCOLS);
+/**
+ * PostgreSQL itself, when DATABASE_URL goes through a pooler in transaction mode
+ * (PgBouncer): what needs a session of its own (LISTEN, session locks, DDL outside a
+ * transaction, migrations) connects here. Unset: DATABASE_URL, no pooler in between.
+ */
+const directDatabaseUrl = envOptionalUrl(POSTGRES_PROTOCOLS);
 
-/** DATABASE_URL alone: what the migration tools read, so no other setting can stop them. */
+/**
+ * The database URL alone, direct (DATABASE_DIRECT_URL, else DATABASE_URL): what the
+ * migration tools read, so no other setting can stop them.
+ */
 export const databaseUrlFromEnv = z
-  .object({ DATABASE_URL: databaseUrl })
-  .transform((env) => env.DATABASE_URL);
+  .object({ DATABASE_URL: databaseUrl, DATABASE_DIRECT_URL: directDatabaseUrl })
+  .transform((env) => env.DATABASE_DIRECT_URL ?? env.DATABASE_URL);
 
 /**
  * Settings every process shares: where PostgreSQL and Redis are, how much to log, the
@@ -19,6 +36,7 @@ export const databaseUrlFromEnv = z
  */
 export const SharedEnvSchema = ContentEnvSchema.extend({
   DATABASE_URL: databaseUrl,
+  DATABASE_DIRECT_URL: directDatabaseUrl,
   DATABASE_POOL_SIZE: envInteger(10, { min: 1, max: 200 }),
   DATABASE_STATEMENT_TIMEOUT_MS: envInteger(10_000, { min: 100 }),
   REDIS_URL: envUrl(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
@@ -75,6 +93,7 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
   return {
     database: {
       url: env.DATABASE_URL,
+      directUrl: env.DATABASE_DIRECT_URL ?? env.DATABASE_URL,
       poolSize: env.DATABASE_POOL_SIZE,
       statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     },

@@ -1,9 +1,15 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
+import { sendStatementsUnnamed } from './unnamed-statements.js';
 
 export interface DatabaseOptions {
   url: string;
+  /**
+   * PostgreSQL itself when `url` is a pooler in transaction mode (PgBouncer); undefined
+   * or equal to `url` when nothing is in between.
+   */
+  directUrl?: string;
   poolSize: number;
   /** How long a query may wait for a free connection before failing, in ms. */
   connectionTimeoutMs?: number;
@@ -15,7 +21,53 @@ export interface Database {
   prisma: PrismaClient;
   /** The pool Prisma queries through, for the few statements that need raw SQL. */
   pool: pg.Pool;
+  /**
+   * Connections that are sessions of their own, for what a transaction-mode pooler would
+   * break: session advisory locks, session settings, DDL outside a transaction. The
+   * same pool as `pool` when no pooler is in between; a small one of its own otherwise.
+   */
+  direct: pg.Pool;
+  /** Whether `pool` goes through a pooler (DATABASE_DIRECT_URL differs from DATABASE_URL). */
+  throughPooler: boolean;
   close(): Promise<void>;
+}
+
+/** Session work is rare and short: partition upkeep, one process at a time. */
+const DIRECT_POOL_SIZE = 2;
+
+/**
+ * Settings every session of this service needs, sent as startup parameters where
+ * PostgreSQL is reached directly. PgBouncer refuses those parameters, so through a
+ * pooler the database's own defaults apply: the migrations set `jit = off` on the
+ * database, and the statement timeout is the operator's to set there (docs/operations.md).
+ *
+ * The event log is partitioned, and its hot statements are named prepared statements.
+ * After five runs PostgreSQL would give them a generic plan, which in PostgreSQL 15 locks
+ * every partition and every partition's index at each execution: one worker drained at
+ * 0.51-0.62x the floor worker so. A custom plan prunes partitions when it is planned:
+ * 0.92x in the same bench. (Through a pooler statements are unnamed, planned each time.)
+ *
+ * JIT off: no statement of this service runs long enough to gain from it, and a plan's
+ * cost estimate is enough to trigger it. In a soak, the apply transaction's lock of heads
+ * and runs was estimated at a million rows once the day's partition grew, and PostgreSQL
+ * spent 2 s compiling it (116 functions) to run it in 0.1 ms: one worker fell from about
+ * 900 to 60 events/s.
+ */
+function sessionSettings(options: DatabaseOptions) {
+  return {
+    options: '-c plan_cache_mode=force_custom_plan -c jit=off',
+    ...(options.statementTimeoutMs === undefined
+      ? {}
+      : { statement_timeout: options.statementTimeoutMs }),
+  };
+}
+
+function createPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // An idle client that loses its server emits 'error' on the pool; without a listener
+  // that would crash the process. The next query reconnects or reports the failure.
+  pool.on('error', () => {});
+  return pool;
 }
 
 /**
@@ -23,36 +75,36 @@ export interface Database {
  * through node-postgres, so no native engine is needed anywhere.
  */
 export function createDatabase(options: DatabaseOptions): Database {
-  const pool = new pg.Pool({
+  const throughPooler = options.directUrl !== undefined && options.directUrl !== options.url;
+  const connectionTimeoutMillis = options.connectionTimeoutMs ?? 5_000;
+  const pool = createPool({
     connectionString: options.url,
     max: options.poolSize,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
-    // The event log is partitioned, and its hot statements are named prepared statements.
-    // After five runs PostgreSQL would give them a generic plan, which in PostgreSQL 15
-    // locks every partition and every partition's index at each execution: one worker
-    // drained at 0.51-0.62x the floor worker so. A custom plan prunes partitions when it
-    // is planned: 0.92x in the same bench.
-    //
-    // JIT off: no statement of this service runs long enough to gain from it, and a
-    // plan's cost estimate is enough to trigger it. In a soak, the apply transaction's
-    // lock of heads and runs was estimated at a million rows once the day's partition
-    // grew, and PostgreSQL spent 2 s compiling it (116 functions) to run it in 0.1 ms:
-    // one worker fell from about 900 to 60 events/s.
-    options: '-c plan_cache_mode=force_custom_plan -c jit=off',
-    ...(options.statementTimeoutMs === undefined
-      ? {}
-      : { statement_timeout: options.statementTimeoutMs }),
+    connectionTimeoutMillis,
+    ...(throughPooler ? {} : sessionSettings(options)),
   });
-  // An idle client that loses its server emits 'error' on the pool; without a listener
-  // that would crash the process. The next query reconnects or reports the failure.
-  pool.on('error', () => {});
+  // A transaction-mode pooler hands each transaction whichever server connection is
+  // free: a statement prepared by name on one is unknown to the next (PgBouncer before
+  // 1.21 does not track them), so statements go unnamed.
+  if (throughPooler) pool.on('connect', sendStatementsUnnamed);
+  const direct = throughPooler
+    ? createPool({
+        connectionString: options.directUrl,
+        max: DIRECT_POOL_SIZE,
+        connectionTimeoutMillis,
+        ...sessionSettings(options),
+      })
+    : pool;
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     pool,
+    direct,
+    throughPooler,
     async close() {
       await prisma.$disconnect();
       await pool.end();
+      if (direct !== pool) await direct.end();
     },
   };
 }

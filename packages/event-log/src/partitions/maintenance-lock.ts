@@ -13,7 +13,8 @@ const DDL_LOCK_TIMEOUT = '2s';
  * call this, and one of them does the work. The lock is a session lock, not a transaction
  * one, because DETACH ... CONCURRENTLY cannot run inside a transaction. DDL waits at most
  * DDL_LOCK_TIMEOUT for its table locks, so it never queues the API's inserts behind a
- * long-running query for long: it fails, and the next round tries again.
+ * long-running query for long: it fails, and the next round tries again. Hence `pool`
+ * must reach PostgreSQL itself, not a transaction-mode pooler (Database.direct).
  */
 export async function withPartitionLock<Result>(
   pool: pg.Pool,
