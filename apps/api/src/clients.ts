@@ -1,5 +1,5 @@
 import type { ApiConfig } from '@ingest/config';
-import type { Database } from '@ingest/db';
+import type { Database, ReadReplica } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ContentQueue, DeliveryQueue, ShareBook } from '@ingest/queue';
 import type { Redis } from 'ioredis';
@@ -11,6 +11,8 @@ import type { Redis } from 'ioredis';
 export interface ApiClients {
   config: ApiConfig;
   db: Database;
+  /** Where reads that need not be fresh go: a replica while it keeps up, else `db`. */
+  replica: ReadReplica;
   /** A fail-fast (producer) connection, auto-pipelined, for rate limits and counters. */
   redis: Redis;
   /** The content-events queue, on a fail-fast connection of its own. */

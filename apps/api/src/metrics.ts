@@ -8,6 +8,7 @@ import {
   type EventLogFigures,
   type Registry,
 } from '@ingest/observability';
+import type { ReadReplica } from '@ingest/db';
 import { readQueueDepth } from '@ingest/queue';
 import type { FairAdmission } from './admission/fair-admission.js';
 import { REFUSAL_REASONS } from './admission/refusal-report.js';
@@ -38,13 +39,14 @@ const figuresOf = (storage: EventLogStorage): EventLogFigures => ({
  * from every process, and one source is enough.
  */
 export function createApiMetrics(
-  clients: Pick<ApiClients, 'queue' | 'db' | 'config'>,
+  clients: Pick<ApiClients, 'queue' | 'db' | 'config' | 'replica'>,
   admission: FairAdmission,
 ): ApiMetrics {
   const registry = createMetricsRegistry('api');
   registerQueueDepth(registry, () => readQueueDepth(clients.queue));
   registerEventLogStorage(registry, async () => figuresOf(await eventLogStorage(clients)));
   registerAdmissionState(registry, admission);
+  registerReadReplica(registry, clients.replica);
   const requestsRefused = new Counter({
     name: 'ingest_requests_refused_total',
     help: 'Requests refused before any work was done for them, by reason: over_share (429: the account or address held more than its share of a full API and its queue stood too long), overloaded (503: full for everyone), rate_limit (429: over a configured rate limit)',
@@ -90,6 +92,26 @@ function registerAdmissionState(registry: Registry, admission: FairAdmission): v
     registers: [registry],
     collect() {
       this.set(admission.state().tenants);
+    },
+  });
+}
+
+/** Where reads that need not be fresh go, and how far behind the replica is. */
+function registerReadReplica(registry: Registry, replica: ReadReplica): void {
+  new Gauge({
+    name: 'ingest_read_replica_lag_seconds',
+    help: 'How far the read replica (DATABASE_READ_URL) is behind the primary, read every second; NaN without a replica or while it does not answer',
+    registers: [registry],
+    collect() {
+      this.set(replica.lagSeconds() ?? Number.NaN);
+    },
+  });
+  new Gauge({
+    name: 'ingest_read_replica_in_use',
+    help: '1 while reads that need not be fresh go to the read replica; 0 while every read goes to the primary (no replica, or one that is away or further behind than DATABASE_READ_MAX_LAG_MS)',
+    registers: [registry],
+    collect() {
+      this.set(replica.inUse() ? 1 : 0);
     },
   });
 }

@@ -2,7 +2,12 @@
 // them, the Fastify app, and the order they close in. server.ts runs it as a process;
 // the tests, the fault suite and the bench get the very same objects.
 import type { ApiConfig } from '@ingest/config';
-import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
+import {
+  createDatabase,
+  createReadReplica,
+  readCustomShares,
+  reportPoolerSessions,
+} from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
@@ -27,6 +32,8 @@ export type ApiApp = Awaited<ReturnType<typeof buildApp>>;
 
 /** Refusals are summed up in one log line this often at most. */
 const REFUSAL_LOG_INTERVAL_MS = 5_000;
+/** How often the read replica's lag is read (DATABASE_READ_MAX_LAG_MS bounds it). */
+const REPLICA_CHECK_INTERVAL_MS = 1_000;
 
 export interface ApiRuntimeOptions {
   /** Where the API logs; a logger at the configured level on stdout by default. */
@@ -79,7 +86,28 @@ export async function createApiRuntime(
     load: () => readCustomShares(db.pool),
     onError: (error) => logger.warn({ err: error }, 'could not read the accounts shares'),
   });
-  const clients = { config, db, redis, queue, deliveryQueue, shares, logger };
+  const replica = createReadReplica({
+    primary: db,
+    ...(config.readReplica.url === null
+      ? {}
+      : {
+          replica: createDatabase({
+            ...config.database,
+            url: config.readReplica.url,
+            directUrl: undefined,
+          }),
+        }),
+    maxLagMs: config.readReplica.maxLagMs,
+    checkEveryMs: REPLICA_CHECK_INTERVAL_MS,
+    onSwitch: (to, why) =>
+      to === 'replica'
+        ? logger.info(why, 'reads that need not be fresh go to the read replica')
+        : logger.warn(
+            { lagSeconds: why.lagSeconds, err: why.error },
+            'read replica unreachable or behind: every read goes to the primary',
+          ),
+  });
+  const clients = { config, db, replica, redis, queue, deliveryQueue, shares, logger };
   const admission = createFairAdmission(config.admission);
   const metrics = createApiMetrics(clients, admission);
   const deps: ApiDeps = {
@@ -115,6 +143,7 @@ export async function createApiRuntime(
     await options.beforeDisconnect?.(deps);
     await queue.close();
     await deliveryQueue.close();
+    await replica.close();
     await db.close();
     await Promise.all([quitRedis(queueConnection), quitRedis(redis)]);
   }

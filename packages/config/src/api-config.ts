@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, envInteger, replacedBy } from './env-fields.js';
+import { envBoolean, envInteger, envOptionalUrl, replacedBy } from './env-fields.js';
 import { SharedEnvSchema, sharedSettings } from './shared-env.js';
 
 const MIN_SECRET_BYTES = 32;
@@ -48,6 +48,13 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE: envInteger(12_000, { min: 1 }),
   /** Receipt reads per account per minute, times its weight: enough to read each event thrice. */
   RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE: envInteger(36_000, { min: 1 }),
+  /**
+   * A streaming replica for reads that need not be fresh: public reads without
+   * credentials, the operators' event search and storage view. Unset: the primary.
+   */
+  DATABASE_READ_URL: envOptionalUrl(['postgres:', 'postgresql:']),
+  /** Reads go back to the primary while the replica is further behind than this. */
+  DATABASE_READ_MAX_LAG_MS: envInteger(5_000, { min: 0, max: 3_600_000 }),
   /** Requests the API works on at once, shared fairly between tenants; 0: no admission control. */
   ADMISSION_CONCURRENCY: envInteger(128, { min: 0, max: 100_000 }),
   /** How long a tenant's requests may queue for a place before its new ones are refused. */
@@ -81,6 +88,10 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
       loginPerEmailPerMinute: env.RATE_LIMIT_LOGIN_PER_EMAIL_PER_MINUTE,
       contentPerAccountPerMinute: env.RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE,
       receiptsPerAccountPerMinute: env.RATE_LIMIT_RECEIPTS_PER_ACCOUNT_PER_MINUTE,
+    },
+    readReplica: {
+      url: env.DATABASE_READ_URL ?? null,
+      maxLagMs: env.DATABASE_READ_MAX_LAG_MS,
     },
     admission: {
       concurrency: env.ADMISSION_CONCURRENCY,

@@ -1,6 +1,7 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client.js';
 export { checkDatabase } from './reachability.js';
 export { reportPoolerSessions } from './pooler-sessions.js';
+export { createReadReplica, type ReadReplica, type ReadReplicaOptions } from './read-replica.js';
 export { uniqueViolationOf, violatesUniqueColumn, type UniqueViolation } from './errors.js';
 export { Prisma, PrismaClient } from './generated/prisma/client.js';
 export type {

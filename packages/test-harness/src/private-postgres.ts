@@ -20,9 +20,54 @@ function binDir(): string {
 export interface PrivatePostgres {
   /** URL of the migrated `ingest` database on this cluster. */
   url: string;
+  port: number;
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   start(): Promise<void>;
   destroy(): Promise<void>;
+}
+
+const asPostgres = (command: string, args: string[]) =>
+  run('runuser', ['-u', POSTGRES_UID, '--', `${binDir()}/${command}`, ...args]);
+
+const urlOn = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/ingest`;
+
+/** A directory of its own, owned by `postgres`, for one cluster. */
+async function clusterDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ingest-pg-'));
+  const { stdout: uid } = await run('id', ['-u', POSTGRES_UID]);
+  const { stdout: gid } = await run('id', ['-g', POSTGRES_UID]);
+  await chown(dir, Number(uid), Number(gid));
+  return dir;
+}
+
+/** Starts and stops the cluster in `dir`/data on `port`, and removes it. */
+function controlled(dir: string, port: number, url: string): PrivatePostgres {
+  const data = join(dir, 'data');
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
+    await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+  };
+  return {
+    url,
+    port,
+    stop,
+    async start() {
+      await asPostgres('pg_ctl', [
+        '-D',
+        data,
+        '-o',
+        options,
+        '-l',
+        join(dir, 'log'),
+        '-w',
+        'start',
+      ]);
+    },
+    async destroy() {
+      await stop('immediate').catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -31,19 +76,11 @@ export interface PrivatePostgres {
  * machine's shared server. initdb refuses to run as root: it runs as `postgres`.
  */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const bin = binDir();
   const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'ingest-pg-'));
-  const { stdout: uid } = await run('id', ['-u', POSTGRES_UID]);
-  const { stdout: gid } = await run('id', ['-g', POSTGRES_UID]);
-  await chown(dir, Number(uid), Number(gid));
-  const data = join(dir, 'data');
-  const asPostgres = (command: string, args: string[]) =>
-    run('runuser', ['-u', POSTGRES_UID, '--', `${bin}/${command}`, ...args]);
-
+  const dir = await clusterDir();
   await asPostgres('initdb', [
     '-D',
-    data,
+    join(dir, 'data'),
     '-U',
     'postgres',
     '--auth=trust',
@@ -51,27 +88,29 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     'UTF8',
     '--no-sync',
   ]);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const start = async () => {
-    await asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
-  };
-  const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
-    await asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
-  };
-  await start();
-  const url = `postgresql://postgres:postgres@127.0.0.1:${port}/ingest`;
+  const cluster = controlled(dir, port, urlOn(port));
+  await cluster.start();
   await applyMigrations({
-    databaseUrl: url,
+    databaseUrl: cluster.url,
     schemaPath: SCHEMA_PATH,
     migrationsDir: MIGRATIONS_DIR,
   });
-  return {
-    url,
-    stop,
-    start,
-    async destroy() {
-      await stop('immediate').catch(() => {});
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return cluster;
+}
+
+/**
+ * A streaming replica of a private cluster (pg_basebackup -R: it follows the primary
+ * from the moment it is made), on a free port of its own. initdb's default access rules
+ * already let loopback connections replicate.
+ */
+export async function startPrivateReplica(primary: PrivatePostgres): Promise<PrivatePostgres> {
+  const port = await freePort();
+  const dir = await clusterDir();
+  await asPostgres('pg_basebackup', [
+    ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'],
+    ...['-D', join(dir, 'data'), '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast'],
+  ]);
+  const replica = controlled(dir, port, urlOn(port));
+  await replica.start();
+  return replica;
 }

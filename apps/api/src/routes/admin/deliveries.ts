@@ -18,6 +18,7 @@ import {
   resendFailed,
   searchDeliveries,
 } from '../../services/admin/deliveries.js';
+import { operatorReader } from '../../services/readers.js';
 
 /** /api/admin: every account's webhook endpoints and deliveries, and resending them. */
 export const adminDeliveryRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (
@@ -39,7 +40,7 @@ export const adminDeliveryRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asy
         response: { 200: json(AdminEndpointListSchema, 'A page of endpoints'), ...denied },
       },
     },
-    async (request) => listAllEndpoints(deps, request.query),
+    async (request) => listAllEndpoints(operatorReader(deps), request.query),
   );
 
   app.get(
@@ -53,7 +54,7 @@ export const adminDeliveryRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asy
         response: { 200: json(AdminDeliveryListSchema, 'A page of deliveries'), ...denied },
       },
     },
-    async (request) => searchDeliveries(deps, request.query),
+    async (request) => searchDeliveries(operatorReader(deps), request.query),
   );
 
   app.post(

@@ -17,6 +17,7 @@ import { searchEvents } from '../../services/admin/event-search.js';
 import { queueState } from '../../services/admin/queue-state.js';
 import { replayEvent, replayMatching } from '../../services/admin/replay.js';
 import { eventLogStorage } from '../../services/admin/storage.js';
+import { operatorReader } from '../../services/readers.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
 import { OPERATOR_DENIED, OPERATOR_SCHEMA } from './operator-schema.js';
 
@@ -86,7 +87,7 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
         },
       },
     },
-    async () => eventLogStorage(deps),
+    async () => eventLogStorage(operatorReader(deps)),
   );
 
   app.get(
@@ -100,7 +101,7 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
         response: { 200: json(EventSearchResultSchema, 'A page of matching events'), ...denied },
       },
     },
-    async (request) => searchEvents(deps, request.query),
+    async (request) => searchEvents(operatorReader(deps), request.query),
   );
 
   app.get(

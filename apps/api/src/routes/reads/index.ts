@@ -13,8 +13,12 @@ import { getArticle, listArticles } from '../../services/reads/articles.js';
 import { listCategories } from '../../services/reads/categories.js';
 import { listHighlights } from '../../services/reads/highlights.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
+import { publicReader } from '../../services/readers.js';
 
-/** Public reads (no auth): articles, highlights, categories. */
+/**
+ * Public reads (no auth): articles, highlights, categories; from the read replica when
+ * there is one and the caller sends no credentials (services/readers.ts).
+ */
 export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   app.get(
     '/articles',
@@ -29,7 +33,7 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(ArticleListSchema, 'A page of articles') },
       },
     },
-    async (request) => listArticles(deps, request.query),
+    async (request) => listArticles(publicReader(deps, request), request.query),
   );
 
   app.get(
@@ -43,7 +47,7 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(ArticleSchema, 'The article'), ...problems(404) },
       },
     },
-    async (request) => getArticle(deps, request.params.slug),
+    async (request) => getArticle(publicReader(deps, request), request.params.slug),
   );
 
   app.get(
@@ -57,7 +61,7 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(HighlightListSchema, 'A page of highlights') },
       },
     },
-    async (request) => listHighlights(deps, request.query),
+    async (request) => listHighlights(publicReader(deps, request), request.query),
   );
 
   app.get(
@@ -70,6 +74,6 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(CategoryListSchema, 'Every category, by name') },
       },
     },
-    async () => listCategories(deps),
+    async (request) => listCategories(publicReader(deps, request)),
   );
 };
