@@ -13,6 +13,7 @@ export const PHASES = [
   'deliveries',
   'fairness',
   'stored-articles',
+  'pooler',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -336,5 +337,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (phases.has('fairness')) plan.watchdogSeconds += plan.fairnessWatchdogSeconds;
   // Storing the articles (about a minute for a million here) and three drains.
   if (phases.has('stored-articles')) plan.watchdogSeconds += 300;
+  // Two capacity searches in turns and four drains.
+  if (phases.has('pooler')) plan.watchdogSeconds += 360;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

@@ -8,6 +8,7 @@ import type { FootprintResult } from './phases/footprint.js';
 import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
 import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
+import type { PoolerResult } from './phases/pooler.js';
 import type { StoredArticlesResult } from './phases/stored-articles.js';
 import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
@@ -28,6 +29,7 @@ export interface Figures {
   latency?: LatencyResult;
   drain?: DrainFigures;
   storedArticles?: StoredArticlesResult;
+  pooler?: PoolerResult;
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
   hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
@@ -235,6 +237,34 @@ function drainRows(add: AddRow, drain: DrainFigures): void {
 /** Drain with the content stored against the empty table: at least this much. */
 export const STORED_DRAIN_TARGET = 0.9;
 
+/** Through a pooler, accept capacity and drain keep at least this much of the direct figures. */
+export const POOLER_TARGET = 0.7;
+
+const meanRate = (runs: Array<{ rate: number }>) =>
+  runs.reduce((sum, run) => sum + run.rate, 0) / runs.length;
+
+function poolerRows(add: AddRow, { capacity, drains }: PoolerResult): void {
+  const judge = (r: number) => `≥ ${POOLER_TARGET} ${r >= POOLER_TARGET ? 'ok' : 'MISSED'}`;
+  add(
+    'Ingest capacity through PgBouncer 1.18 (transaction mode)',
+    perSecond(capacity.pooled.rate),
+    `${perSecond(capacity.direct.rate)} direct`,
+    ratio(capacity.pooled.rate, capacity.direct.rate),
+    judge(capacity.pooled.rate / capacity.direct.rate),
+  );
+  const pooled = meanRate(drains.pooled);
+  const direct = meanRate(drains.direct);
+  const runs = (results: Array<{ rate: number }>) =>
+    results.map((run) => perSecond(run.rate)).join(', ');
+  add(
+    `Drain, 1 worker, through PgBouncer, mean of ${runs(drains.pooled)}`,
+    perSecond(pooled),
+    `${perSecond(direct)} direct (${runs(drains.direct)})`,
+    ratio(pooled, direct),
+    judge(pooled / direct),
+  );
+}
+
 function storedArticlesRows(add: AddRow, result: StoredArticlesResult): void {
   const { articles, stored, emptyBefore, emptyAfter } = result;
   const empty = (emptyBefore.rate + emptyAfter.rate) / 2;
@@ -276,6 +306,7 @@ export function tableRows(figures: Figures): Row[] {
   }
   if (drain) drainRows(add, drain);
   if (figures.storedArticles) storedArticlesRows(add, figures.storedArticles);
+  if (figures.pooler) poolerRows(add, figures.pooler);
   if (deliveries) deliveryRows(add, deliveries);
   if (lag) {
     add(
