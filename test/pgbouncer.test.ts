@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.stop();
   await api?.close();
-  await pooler?.stop();
+  await pooler?.destroy();
 });
 
 describe('through PgBouncer in transaction mode', () => {

@@ -51,6 +51,6 @@ export async function measurePooler(
       drains: { direct: [direct1, direct2], pooled: [pooled1, pooled2] },
     };
   } finally {
-    await pooler.stop();
+    await pooler.destroy();
   }
 }

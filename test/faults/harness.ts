@@ -11,6 +11,7 @@ import {
   type PrivateRedis,
   type RunningProcess,
 } from '@ingest/test-harness';
+import { startPgBouncer, type PrivatePgBouncer } from '@ingest/test-harness/pgbouncer';
 import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
 import pg from 'pg';
 import { WEBHOOK_ENV } from './webhook-receivers.js';
@@ -27,6 +28,8 @@ const WORKER = {
 export interface Cluster {
   baseUrl: string;
   postgres: PrivatePostgres;
+  /** With `pooled`: PgBouncer in transaction mode, between every process and PostgreSQL. */
+  pooler?: PrivatePgBouncer;
   redis: PrivateRedis;
   /** A pool on the private database for the ledger checks; it survives restarts. */
   db: pg.Pool;
@@ -48,25 +51,34 @@ export interface Cluster {
   destroy(): Promise<void>;
 }
 
-export async function startCluster(options: { workers: number; log: (line: string) => void }) {
+export async function startCluster(options: {
+  workers: number;
+  log: (line: string) => void;
+  /** API and workers through PgBouncer (DATABASE_URL), LISTEN and upkeep direct. */
+  pooled?: boolean;
+}) {
   // On a loaded machine a start can miss its 20 s deadline: it is tried once more.
   const processes = new ProcessGroup({ log: options.log, startAttempts: 2 });
   let postgres: PrivatePostgres | undefined;
   let redis: PrivateRedis | undefined;
+  let pooler: PrivatePgBouncer | undefined;
   let db: pg.Pool | undefined;
 
   const destroy = async () => {
     await processes.stopAll('SIGKILL');
     await db?.end().catch(() => {});
     await redis?.stop().catch(() => {});
+    await pooler?.destroy().catch(() => {});
     await postgres?.destroy().catch(() => {});
   };
 
   try {
     [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
+    if (options.pooled === true) pooler = await startPgBouncer(postgres.url);
     const port = await freePort();
     const shared = {
-      DATABASE_URL: postgres.url,
+      DATABASE_URL: pooler?.urlFor(postgres.url) ?? postgres.url,
+      DATABASE_DIRECT_URL: postgres.url,
       DATABASE_POOL_SIZE: '10',
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: 'faults',
@@ -119,6 +131,7 @@ export async function startCluster(options: { workers: number; log: (line: strin
     const cluster: Cluster = {
       baseUrl: `http://127.0.0.1:${port}`,
       postgres,
+      ...(pooler === undefined ? {} : { pooler }),
       redis,
       db,
       workerCount: options.workers,

@@ -1,5 +1,6 @@
-// `pnpm test:faults [--quick] [--only=a,b] [--seed=N] [--logs]`: the fault-injection suite. It
-// starts a private PostgreSQL and Redis, an API and two workers, then for each scenario
+// `pnpm test:faults [--quick] [--pooled] [--only=a,b] [--seed=N] [--logs]`: the fault-injection
+// suite. It starts a private PostgreSQL and Redis (with --pooled, PgBouncer in front of the
+// PostgreSQL), an API and two workers, then for each scenario
 // sends a bot's traffic while injecting one fault, and checks that every accepted event
 // was applied exactly once, in order. Exits 1 if anything was lost, doubled or wrong.
 import { fileURLToPath } from 'node:url';
@@ -11,12 +12,15 @@ import { passed, runScenario, type RunSettings, type ScenarioResult } from './ru
 import { SCENARIOS } from './scenarios.js';
 import { SPREAD_MIX } from './workload.js';
 
-const RESULTS_PATH = fileURLToPath(new URL('./results/latest.md', import.meta.url));
+const args = process.argv.slice(2);
+const pooled = args.includes('--pooled');
+const RESULTS_PATH = fileURLToPath(
+  new URL(pooled ? './results/latest-pooled.md' : './results/latest.md', import.meta.url),
+);
 const LOGS_DIR = fileURLToPath(new URL('./results/logs/', import.meta.url));
 // A run that hangs must still clean up and fail, well before CI's own timeout.
 const WATCHDOG_MS = 10 * 60_000;
 
-const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const option = (name: string) =>
   args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -79,15 +83,19 @@ const watchdog = setTimeout(
 watchdog.unref();
 
 async function main(): Promise<boolean> {
-  const scenarios = SCENARIOS.filter((scenario) =>
-    only ? only.includes(scenario.name) : !(quick && scenario.fullOnly),
+  const scenarios = SCENARIOS.filter(
+    (scenario) =>
+      (pooled || !scenario.pooledOnly) &&
+      (only ? only.includes(scenario.name) : !(quick && scenario.fullOnly)),
   );
   if (scenarios.length === 0) throw new Error(`no scenario matches --only=${only?.join(',')}`);
   log(
     `mode ${quick ? 'quick' : 'full'}, seed ${seed}, scenarios: ${scenarios.map((s) => s.name).join(', ')}`,
   );
-  log('starting private PostgreSQL and Redis, the API and 2 workers');
-  starting = startCluster({ workers: 2, log });
+  log(
+    `starting private PostgreSQL${pooled ? ', PgBouncer in front of it,' : ''} and Redis, the API and 2 workers`,
+  );
+  starting = startCluster({ workers: 2, log, pooled });
   const cluster = await starting;
   log(
     `ready: API on ${cluster.baseUrl}, PostgreSQL ${cluster.postgres.url}, Redis ${cluster.redis.url}`,
@@ -126,7 +134,7 @@ async function main(): Promise<boolean> {
   const details = findings(results);
   if (details.length > 0) console.log(`${details.join('\n')}\n`);
   await writeResults(RESULTS_PATH, results, {
-    mode: quick ? 'quick' : 'full',
+    mode: `${quick ? 'quick' : 'full'}${pooled ? ', through PgBouncer 1.18 (transaction mode)' : ''}`,
     seed,
     provenance,
     wallMs,

@@ -30,6 +30,8 @@ export interface Scenario {
   fault: string;
   /** Only in the full run (`--quick` leaves it out). */
   fullOnly?: boolean;
+  /** Only when the processes reach PostgreSQL through PgBouncer (`--pooled`). */
+  pooledOnly?: boolean;
   /** Its own traffic, by mode; without it, the run's (many slugs, a few events each). */
   shape?: Record<'quick' | 'full', WorkloadShape>;
   inject(context: FaultContext): Promise<void>;
@@ -153,6 +155,20 @@ export const SCENARIOS: Scenario[] = [
       await sleep(outageMs);
       await cluster.postgres.start();
       log('PostgreSQL back after crash recovery');
+    },
+  },
+  {
+    name: 'pgbouncer-restart',
+    fault: 'PgBouncer killed (every pooled connection drops), down for the outage, restarted',
+    pooledOnly: true,
+    async inject({ cluster, log, outageMs }) {
+      const { pooler } = cluster;
+      if (pooler === undefined) throw new Error('pgbouncer-restart needs the pooled cluster');
+      log(`PgBouncer down for ${outageMs} ms`);
+      await pooler.stop();
+      await sleep(outageMs);
+      await pooler.start();
+      log('PgBouncer back');
     },
   },
   {

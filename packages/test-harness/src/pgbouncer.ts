@@ -20,7 +20,12 @@ export interface PrivatePgBouncer {
   urlFor(target: string): string;
   /** PgBouncer's own counters (`SHOW STATS`) of one database. */
   stats(database: string): Promise<{ transactions: number; queries: number }>;
+  /** Kills it: every client connection through it drops. */
   stop(): Promise<void>;
+  /** Starts it again on the same port. */
+  start(): Promise<void>;
+  /** Stops it and removes its files. */
+  destroy(): Promise<void>;
 }
 
 /**
@@ -72,21 +77,37 @@ export async function startPgBouncer(targetUrl: string): Promise<PrivatePgBounce
   for (const file of ['', 'users.txt', 'pgbouncer.ini']) {
     await chown(join(dir, file), Number(uid), Number(gid));
   }
-  const server: ChildProcess = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], {
-    stdio: 'ignore',
-    uid: Number(uid),
-    gid: Number(gid),
-  });
-  server.once('error', () => {}); // reported below, as a pooler that never answers
   const admin = `postgresql://${RUN_AS}@127.0.0.1:${port}/pgbouncer`;
-  for (let tries = 0; !(await answers(admin)); tries += 1) {
-    if (tries > 100 || server.exitCode !== null) {
-      server.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-      throw new Error('PgBouncer did not start (is the pgbouncer package installed?)');
+  let server: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    const running = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], {
+      stdio: 'ignore',
+      uid: Number(uid),
+      gid: Number(gid),
+    });
+    running.once('error', () => {}); // reported below, as a pooler that never answers
+    server = running;
+    for (let tries = 0; !(await answers(admin)); tries += 1) {
+      if (tries > 100 || running.exitCode !== null) {
+        running.kill('SIGKILL');
+        throw new Error('PgBouncer did not start (is the pgbouncer package installed?)');
+      }
+      await sleep(50);
     }
-    await sleep(50);
   }
+
+  async function stop(): Promise<void> {
+    if (server === undefined || server.exitCode !== null || server.signalCode !== null) return;
+    const exited = once(server, 'exit');
+    server.kill('SIGKILL');
+    await exited;
+  }
+
+  await start().catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
 
   return {
     urlFor(url) {
@@ -110,12 +131,10 @@ export async function startPgBouncer(targetUrl: string): Promise<PrivatePgBounce
         await client.end();
       }
     },
-    async stop() {
-      if (server.exitCode === null && server.signalCode === null) {
-        const exited = once(server, 'exit');
-        server.kill('SIGKILL');
-        await exited;
-      }
+    stop,
+    start,
+    async destroy() {
+      await stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
