@@ -1,18 +1,13 @@
-import type { FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../deps.js';
 
 type Routed = Pick<ApiDeps, 'db' | 'replica'>;
 
 /**
- * Where a public read goes. A caller that sends credentials (an API key or a bearer
- * token, checked or not: the read is public either way) may be reading what it just
+ * Where a public read goes. A caller that sent credentials may be reading what it just
  * wrote, so it reads the primary; anyone else reads the replica while it keeps up.
  */
-export function publicReader<Deps extends Routed>(deps: Deps, request: FastifyRequest): Deps {
-  const { headers } = request;
-  const mayReadOwnWrites =
-    headers['x-api-key'] !== undefined || headers.authorization !== undefined;
-  return mayReadOwnWrites ? deps : { ...deps, db: deps.replica.reader() };
+export function publicReader<Deps extends Routed>(deps: Deps, sentCredentials: boolean): Deps {
+  return sentCredentials ? deps : { ...deps, db: deps.replica.reader() };
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   HighlightListQuerySchema,
   HighlightListSchema,
 } from '@ingest/contracts';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
 import { getArticle, listArticles } from '../../services/reads/articles.js';
@@ -14,6 +15,13 @@ import { listCategories } from '../../services/reads/categories.js';
 import { listHighlights } from '../../services/reads/highlights.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
 import { publicReader } from '../../services/readers.js';
+
+/**
+ * Whether a public read carries an API key or a bearer token, checked or not (the read is
+ * public either way): such a caller may be reading its own writes.
+ */
+const sentCredentials = ({ headers }: FastifyRequest): boolean =>
+  headers['x-api-key'] !== undefined || headers.authorization !== undefined;
 
 /**
  * Public reads (no auth): articles, highlights, categories; from the read replica when
@@ -33,7 +41,7 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(ArticleListSchema, 'A page of articles') },
       },
     },
-    async (request) => listArticles(publicReader(deps, request), request.query),
+    async (request) => listArticles(publicReader(deps, sentCredentials(request)), request.query),
   );
 
   app.get(
@@ -47,7 +55,8 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(ArticleSchema, 'The article'), ...problems(404) },
       },
     },
-    async (request) => getArticle(publicReader(deps, request), request.params.slug),
+    async (request) =>
+      getArticle(publicReader(deps, sentCredentials(request)), request.params.slug),
   );
 
   app.get(
@@ -61,7 +70,7 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(HighlightListSchema, 'A page of highlights') },
       },
     },
-    async (request) => listHighlights(publicReader(deps, request), request.query),
+    async (request) => listHighlights(publicReader(deps, sentCredentials(request)), request.query),
   );
 
   app.get(
@@ -74,6 +83,6 @@ export const readRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
         response: { 200: json(CategoryListSchema, 'Every category, by name') },
       },
     },
-    async (request) => listCategories(publicReader(deps, request)),
+    async (request) => listCategories(publicReader(deps, sentCredentials(request))),
   );
 };
