@@ -52,7 +52,11 @@ export function retriedAnswers(counters: BotCounters): string {
 }
 
 export interface PublishRequest {
-  baseUrl: string;
+  /**
+   * The API processes, as a load balancer in front of them would spread calls: the first
+   * try goes to the first, each retry to the next, so a dead API costs a retry, not the event.
+   */
+  baseUrls: string[];
   apiKey: string;
   idempotencyKey: string;
   event: string;
@@ -95,7 +99,8 @@ export async function deliver(
     let retryAfter: string | null = null;
     const sentAt = performance.now();
     try {
-      const response = await fetch(`${request.baseUrl}/api/webhooks/content`, {
+      const baseUrl = request.baseUrls[(tries - 1) % request.baseUrls.length];
+      const response = await fetch(`${baseUrl}/api/webhooks/content`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

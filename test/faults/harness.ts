@@ -26,7 +26,10 @@ const WORKER = {
 };
 
 export interface Cluster {
+  /** The first API's address: set-up, receipts and checks go there. */
   baseUrl: string;
+  /** Every API's address (two with `pooled`); the bots spread their calls over them. */
+  baseUrls: string[];
   postgres: PrivatePostgres;
   /** With `pooled`: PgBouncer in transaction mode, between every process and PostgreSQL. */
   pooler?: PrivatePgBouncer;
@@ -34,8 +37,11 @@ export interface Cluster {
   /** A pool on the private database for the ledger checks; it survives restarts. */
   db: pg.Pool;
   workerCount: number;
-  /** Stops the API with `signal` and starts a new one on the same port. */
-  restartApi(signal: NodeJS.Signals): Promise<void>;
+  /** Stops an API (the first unless `index` says) with `signal`, and starts a new one on its port. */
+  restartApi(signal: NodeJS.Signals, index?: number): Promise<void>;
+  /** Stops an API, leaving its port refusing connections until startApi. */
+  stopApi(index: number, signal: NodeJS.Signals): Promise<void>;
+  startApi(index: number): Promise<void>;
   stopWorker(index: number, signal: NodeJS.Signals): Promise<void>;
   /** SIGSTOP a worker for `ms`, then SIGCONT: a process that hangs, then wakes up. */
   freezeWorker(index: number, ms: number): Promise<void>;
@@ -54,7 +60,10 @@ export interface Cluster {
 export async function startCluster(options: {
   workers: number;
   log: (line: string) => void;
-  /** API and workers through PgBouncer (DATABASE_URL), LISTEN and upkeep direct. */
+  /**
+   * The topology: API and workers through PgBouncer (DATABASE_URL; LISTEN and upkeep
+   * direct), and two APIs instead of one.
+   */
   pooled?: boolean;
 }) {
   // On a loaded machine a start can miss its 20 s deadline: it is tried once more.
@@ -75,7 +84,9 @@ export async function startCluster(options: {
   try {
     [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
     if (options.pooled === true) pooler = await startPgBouncer(postgres.url);
-    const port = await freePort();
+    const ports = await Promise.all(
+      Array.from({ length: options.pooled === true ? 2 : 1 }, () => freePort()),
+    );
     const shared = {
       DATABASE_URL: pooler?.urlFor(postgres.url) ?? postgres.url,
       DATABASE_DIRECT_URL: postgres.url,
@@ -89,7 +100,7 @@ export async function startCluster(options: {
     };
     const apiEnv = {
       ...shared,
-      PORT: String(port),
+      // The same secret in every API: a token from one is good at the other.
       JWT_SECRET: randomBytes(48).toString('base64'),
       RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '100000',
       RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE: '100000',
@@ -112,9 +123,13 @@ export async function startCluster(options: {
       WORKER_HTTP_PORT: '0',
     };
 
-    const startApi = (name: string) => processes.start({ name, ...API, env: apiEnv });
+    const startApi = (name: string, index: number) =>
+      processes.start({ name, ...API, env: { ...apiEnv, PORT: String(ports[index]) } });
     const startWorker = (name: string) => processes.start({ name, ...WORKER, env: workerEnv });
-    let api = await startApi('api#1');
+    const apis: Array<RunningProcess | undefined> = await Promise.all(
+      ports.map((_, i) => startApi(i === 0 ? 'api#1' : `api-${i + 1}#1`, i)),
+    );
+    const apiName = (index: number) => (index === 0 ? 'api' : `api-${index + 1}`);
     const workers: Array<RunningProcess | undefined> = await Promise.all(
       Array.from({ length: options.workers }, (_, i) => startWorker(`worker-${i + 1}#1`)),
     );
@@ -129,16 +144,25 @@ export async function startCluster(options: {
     db.on('error', () => {});
 
     const cluster: Cluster = {
-      baseUrl: `http://127.0.0.1:${port}`,
+      baseUrl: `http://127.0.0.1:${ports[0]}`,
+      baseUrls: ports.map((port) => `http://127.0.0.1:${port}`),
       postgres,
       ...(pooler === undefined ? {} : { pooler }),
       redis,
       db,
       workerCount: options.workers,
       unexpectedExits: processes.crashes,
-      async restartApi(signal) {
-        await api.stop(signal);
-        api = await startApi(nextName('api'));
+      async restartApi(signal, index = 0) {
+        await cluster.stopApi(index, signal);
+        await cluster.startApi(index);
+      },
+      async stopApi(index, signal) {
+        await apis[index]?.stop(signal);
+        apis[index] = undefined;
+      },
+      async startApi(index) {
+        if (apis[index] !== undefined) throw new Error(`API ${index + 1} is running`);
+        apis[index] = await startApi(nextName(apiName(index)), index);
       },
       async stopWorker(index, signal) {
         await workers[index]?.stop(signal);
@@ -151,9 +175,11 @@ export async function startCluster(options: {
       async heal() {
         const healed: string[] = [];
         const dead = (proc: RunningProcess | undefined) => proc === undefined || proc.hasExited();
-        if (dead(api)) {
-          healed.push(api.name);
-          await cluster.restartApi('SIGKILL');
+        for (let index = 0; index < apis.length; index += 1) {
+          if (!dead(apis[index])) continue;
+          healed.push(apiName(index));
+          await cluster.stopApi(index, 'SIGKILL');
+          await cluster.startApi(index);
         }
         for (let index = 0; index < workers.length; index += 1) {
           if (!dead(workers[index])) continue;

@@ -20,7 +20,8 @@ export interface SentEvent {
 }
 
 export interface LoadOptions {
-  baseUrl: string;
+  /** The API processes; each event starts at the next one in turn. */
+  baseUrls: string[];
   apiKeys: string[];
   scripts: SlugScript[];
   concurrency: number;
@@ -76,8 +77,9 @@ export function startLoad(options: LoadOptions): Load {
   };
 
   async function sendOne(planned: PlannedEvent): Promise<SentEvent> {
+    const first = planned.index % options.baseUrls.length;
     const request = {
-      baseUrl: options.baseUrl,
+      baseUrls: [...options.baseUrls.slice(first), ...options.baseUrls.slice(0, first)],
       apiKey: options.apiKeys[planned.apiKeyIndex] ?? '',
       idempotencyKey: planned.idempotencyKey,
       event: planned.event,

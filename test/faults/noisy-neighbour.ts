@@ -54,7 +54,7 @@ export async function startNoisyNeighbour(setup: CompanionSetup): Promise<Compan
   const total = scripts.reduce((sum, script) => sum + script.events.length, 0);
   const started = Date.now();
   const flood = startLoad({
-    baseUrl: cluster.baseUrl,
+    baseUrls: cluster.baseUrls,
     apiKeys: noisy.apiKeys,
     scripts,
     concurrency: FLOOD_IN_FLIGHT,

@@ -1,6 +1,6 @@
 // `pnpm test:faults [--quick] [--pooled] [--only=a,b] [--seed=N] [--logs]`: the fault-injection
-// suite. It starts a private PostgreSQL and Redis (with --pooled, PgBouncer in front of the
-// PostgreSQL), an API and two workers, then for each scenario
+// suite. It starts a private PostgreSQL and Redis, an API and two workers (with --pooled, PgBouncer
+// in front of the PostgreSQL and two APIs), then for each scenario
 // sends a bot's traffic while injecting one fault, and checks that every accepted event
 // was applied exactly once, in order. Exits 1 if anything was lost, doubled or wrong.
 import { fileURLToPath } from 'node:url';
@@ -93,7 +93,7 @@ async function main(): Promise<boolean> {
     `mode ${quick ? 'quick' : 'full'}, seed ${seed}, scenarios: ${scenarios.map((s) => s.name).join(', ')}`,
   );
   log(
-    `starting private PostgreSQL${pooled ? ', PgBouncer in front of it,' : ''} and Redis, the API and 2 workers`,
+    `starting private PostgreSQL${pooled ? ', PgBouncer in front of it,' : ''} and Redis, ${pooled ? '2 APIs' : 'the API'} and 2 workers`,
   );
   starting = startCluster({ workers: 2, log, pooled });
   const cluster = await starting;
@@ -134,7 +134,7 @@ async function main(): Promise<boolean> {
   const details = findings(results);
   if (details.length > 0) console.log(`${details.join('\n')}\n`);
   await writeResults(RESULTS_PATH, results, {
-    mode: `${quick ? 'quick' : 'full'}${pooled ? ', through PgBouncer 1.18 (transaction mode)' : ''}`,
+    mode: `${quick ? 'quick' : 'full'}${pooled ? ', through PgBouncer 1.18 (transaction mode), two APIs' : ''}`,
     seed,
     provenance,
     wallMs,

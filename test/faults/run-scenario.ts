@@ -110,7 +110,7 @@ export async function runScenario(
   );
 
   const load = startLoad({
-    baseUrl: cluster.baseUrl,
+    baseUrls: cluster.baseUrls,
     apiKeys: account.apiKeys,
     scripts,
     concurrency: settings.concurrency,

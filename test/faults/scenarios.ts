@@ -30,7 +30,7 @@ export interface Scenario {
   fault: string;
   /** Only in the full run (`--quick` leaves it out). */
   fullOnly?: boolean;
-  /** Only when the processes reach PostgreSQL through PgBouncer (`--pooled`). */
+  /** Only on the topology (`--pooled`): PgBouncer in front of PostgreSQL, and two APIs. */
   pooledOnly?: boolean;
   /** Its own traffic, by mode; without it, the run's (many slugs, a few events each). */
   shape?: Record<'quick' | 'full', WorkloadShape>;
@@ -169,6 +169,19 @@ export const SCENARIOS: Scenario[] = [
       await sleep(outageMs);
       await pooler.start();
       log('PgBouncer back');
+    },
+  },
+  {
+    name: 'api-one-of-two-sigkill',
+    fault:
+      'SIGKILL one of the two APIs mid-request, left down for the outage (the bots retry on the other), then started again',
+    pooledOnly: true,
+    async inject({ cluster, log, outageMs }) {
+      log(`SIGKILL API 2 for ${outageMs} ms`);
+      await cluster.stopApi(1, 'SIGKILL');
+      await sleep(outageMs);
+      await cluster.startApi(1);
+      log('API 2 listening again');
     },
   },
   {
