@@ -2,18 +2,14 @@
 // operator puts between the service and its database. Debian's package (1.18) is the one
 // used: older than 1.21, it does not carry named prepared statements across server
 // connections. It refuses to run as root, so it runs as `postgres`.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './free-port.js';
-
-const run = promisify(execFile);
-const RUN_AS = 'postgres';
+import { giveToPostgres, POSTGRES_USER, postgresDir, postgresIds } from './postgres-user.js';
 
 export interface PrivatePgBouncer {
   /** `target` with its host and port replaced by the pooler's. */
@@ -45,7 +41,7 @@ function configOf(dir: string, port: number, target: URL): string {
     'pool_mode = transaction',
     'auth_type = trust',
     `auth_file = ${join(dir, 'users.txt')}`,
-    `admin_users = ${RUN_AS}`,
+    `admin_users = ${POSTGRES_USER}`,
     '',
   ].join('\n');
 }
@@ -68,23 +64,20 @@ async function answers(url: string): Promise<boolean> {
 export async function startPgBouncer(targetUrl: string): Promise<PrivatePgBouncer> {
   const target = new URL(targetUrl);
   const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'ingest-pgbouncer-'));
-  const user = decodeURIComponent(target.username || RUN_AS);
-  await writeFile(join(dir, 'users.txt'), `"${user}" ""\n"${RUN_AS}" ""\n`);
+  const dir = await postgresDir('ingest-pgbouncer-');
+  const user = decodeURIComponent(target.username || POSTGRES_USER);
+  await writeFile(join(dir, 'users.txt'), `"${user}" ""\n"${POSTGRES_USER}" ""\n`);
   await writeFile(join(dir, 'pgbouncer.ini'), configOf(dir, port, target));
-  const { stdout: uid } = await run('id', ['-u', RUN_AS]);
-  const { stdout: gid } = await run('id', ['-g', RUN_AS]);
-  for (const file of ['', 'users.txt', 'pgbouncer.ini']) {
-    await chown(join(dir, file), Number(uid), Number(gid));
-  }
-  const admin = `postgresql://${RUN_AS}@127.0.0.1:${port}/pgbouncer`;
+  await giveToPostgres(join(dir, 'users.txt'), join(dir, 'pgbouncer.ini'));
+  const { uid, gid } = await postgresIds();
+  const admin = `postgresql://${POSTGRES_USER}@127.0.0.1:${port}/pgbouncer`;
   let server: ChildProcess | undefined;
 
   async function start(): Promise<void> {
     const running = spawn('pgbouncer', [join(dir, 'pgbouncer.ini')], {
       stdio: 'ignore',
-      uid: Number(uid),
-      gid: Number(gid),
+      uid,
+      gid,
     });
     running.once('error', () => {}); // reported below, as a pooler that never answers
     server = running;

@@ -1,14 +1,13 @@
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { applyMigrations, MIGRATIONS_DIR, SCHEMA_PATH } from '@ingest/db/migrations';
 import { freePort } from './free-port.js';
+import { POSTGRES_USER, postgresDir } from './postgres-user.js';
 
 const run = promisify(execFile);
-const POSTGRES_UID = 'postgres';
 
 function binDir(): string {
   const [version] = readdirSync('/usr/lib/postgresql').sort().reverse();
@@ -27,18 +26,9 @@ export interface PrivatePostgres {
 }
 
 const asPostgres = (command: string, args: string[]) =>
-  run('runuser', ['-u', POSTGRES_UID, '--', `${binDir()}/${command}`, ...args]);
+  run('runuser', ['-u', POSTGRES_USER, '--', `${binDir()}/${command}`, ...args]);
 
 const urlOn = (port: number) => `postgresql://postgres:postgres@127.0.0.1:${port}/ingest`;
-
-/** A directory of its own, owned by `postgres`, for one cluster. */
-async function clusterDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'ingest-pg-'));
-  const { stdout: uid } = await run('id', ['-u', POSTGRES_UID]);
-  const { stdout: gid } = await run('id', ['-g', POSTGRES_UID]);
-  await chown(dir, Number(uid), Number(gid));
-  return dir;
-}
 
 /** Starts and stops the cluster in `dir`/data on `port`, and removes it. */
 function controlled(dir: string, port: number, url: string): PrivatePostgres {
@@ -77,7 +67,7 @@ function controlled(dir: string, port: number, url: string): PrivatePostgres {
  */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const port = await freePort();
-  const dir = await clusterDir();
+  const dir = await postgresDir('ingest-pg-');
   await asPostgres('initdb', [
     '-D',
     join(dir, 'data'),
@@ -105,7 +95,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
  */
 export async function startPrivateReplica(primary: PrivatePostgres): Promise<PrivatePostgres> {
   const port = await freePort();
-  const dir = await clusterDir();
+  const dir = await postgresDir('ingest-pg-');
   await asPostgres('pg_basebackup', [
     ...['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'],
     ...['-D', join(dir, 'data'), '-R', '-X', 'stream', '--no-sync', '--checkpoint=fast'],
