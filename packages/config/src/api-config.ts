@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envBoolean, envInteger, envOptionalUrl, replacedBy } from './env-fields.js';
-import { SharedEnvSchema, sharedSettings } from './shared-env.js';
+import { POSTGRES_PROTOCOLS, SharedEnvSchema, sharedSettings } from './shared-env.js';
 
 const MIN_SECRET_BYTES = 32;
 /**
@@ -52,7 +52,7 @@ const ApiEnvSchema = SharedEnvSchema.extend({
    * A streaming replica for reads that need not be fresh: public reads without
    * credentials, the operators' event search and storage view. Unset: the primary.
    */
-  DATABASE_READ_URL: envOptionalUrl(['postgres:', 'postgresql:']),
+  DATABASE_READ_URL: envOptionalUrl(POSTGRES_PROTOCOLS),
   /** Reads go back to the primary while the replica is further behind than this. */
   DATABASE_READ_MAX_LAG_MS: envInteger(5_000, { min: 0, max: 3_600_000 }),
   /** Requests the API works on at once, shared fairly between tenants; 0: no admission control. */

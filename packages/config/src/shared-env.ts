@@ -13,7 +13,7 @@ import {
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
-const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
+export const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
 const databaseUrl = envUrl(DEFAULT_DATABASE_URL, POSTGRES_PROTOCOLS);
 /**
  * PostgreSQL itself, when DATABASE_URL goes through a pooler in transaction mode
