@@ -46,8 +46,8 @@ const LAG_SQL = `
 export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
   const { primary, replica } = options;
   let lag: number | undefined;
-  let usable = false;
-  let reported = false;
+  /** Whether reads go to the replica; undefined until its lag is first read. */
+  let usable: boolean | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let checking: Promise<void> = Promise.resolve();
@@ -64,15 +64,14 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
       lag = undefined;
       failure = error;
     }
-    const wasUsable = usable;
-    usable = lag !== undefined && lag * 1_000 <= options.maxLagMs;
-    if (usable !== wasUsable || (!usable && !reported)) {
-      options.onSwitch?.(usable ? 'replica' : 'primary', {
+    const now = lag !== undefined && lag * 1_000 <= options.maxLagMs;
+    if (now !== usable) {
+      options.onSwitch?.(now ? 'replica' : 'primary', {
         ...(lag === undefined ? {} : { lagSeconds: lag }),
         ...(failure === undefined ? {} : { error: failure }),
       });
     }
-    reported = true;
+    usable = now;
   }
 
   const schedule = () => {
@@ -85,9 +84,9 @@ export function createReadReplica(options: ReadReplicaOptions): ReadReplica {
   if (replica !== undefined) checking = check(replica).finally(schedule);
 
   return {
-    reader: () => (usable && replica !== undefined ? replica : primary),
+    reader: () => (usable === true && replica !== undefined ? replica : primary),
     lagSeconds: () => lag,
-    inUse: () => usable,
+    inUse: () => usable === true,
     async close() {
       stopped = true;
       clearTimeout(timer);
