@@ -240,9 +240,6 @@ export const STORED_DRAIN_TARGET = 0.9;
 /** Through a pooler, accept capacity and drain keep at least this much of the direct figures. */
 export const POOLER_TARGET = 0.7;
 
-const meanRate = (runs: Array<{ rate: number }>) =>
-  runs.reduce((sum, run) => sum + run.rate, 0) / runs.length;
-
 function poolerRows(add: AddRow, { capacity, drains }: PoolerResult): void {
   const judge = (r: number) => `≥ ${POOLER_TARGET} ${r >= POOLER_TARGET ? 'ok' : 'MISSED'}`;
   add(
@@ -252,14 +249,14 @@ function poolerRows(add: AddRow, { capacity, drains }: PoolerResult): void {
     ratio(capacity.pooled.rate, capacity.direct.rate),
     judge(capacity.pooled.rate / capacity.direct.rate),
   );
-  const pooled = meanRate(drains.pooled);
-  const direct = meanRate(drains.direct);
+  const pooled = drains.pooled.rate;
+  const direct = drains.direct.rate;
   const runs = (results: Array<{ rate: number }>) =>
     results.map((run) => perSecond(run.rate)).join(', ');
   add(
-    `Drain, 1 worker, through PgBouncer, mean of ${runs(drains.pooled)}`,
+    `Drain, 1 worker, through PgBouncer, mean of ${runs(drains.pooledRuns)}`,
     perSecond(pooled),
-    `${perSecond(direct)} direct (${runs(drains.direct)})`,
+    `${perSecond(direct)} direct (${runs(drains.directRuns)})`,
     ratio(pooled, direct),
     judge(pooled / direct),
   );

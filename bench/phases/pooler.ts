@@ -6,12 +6,17 @@ import { startPgBouncer } from '@ingest/test-harness/pgbouncer';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { startApi } from '../support/launchers.js';
 import { searchCapacityInTurns, type CapacityResult } from './capacity.js';
-import { drainOnce, serviceWorkers, type DrainResult } from './drain.js';
+import { drainOnce, meanOf, serviceWorkers, type DrainResult } from './drain.js';
 
 export interface PoolerResult {
   capacity: { direct: CapacityResult; pooled: CapacityResult };
-  /** In the order run: direct, pooled, pooled, direct. */
-  drains: { direct: DrainResult[]; pooled: DrainResult[] };
+  /** Run in the order direct, pooled, pooled, direct; `direct` and `pooled` are their means. */
+  drains: {
+    directRuns: DrainResult[];
+    pooledRuns: DrainResult[];
+    direct: DrainResult;
+    pooled: DrainResult;
+  };
 }
 
 export async function measurePooler(
@@ -48,7 +53,12 @@ export async function measurePooler(
     await env.reset();
     return {
       capacity: { direct: directCapacityResult!, pooled: pooledCapacityResult! },
-      drains: { direct: [direct1, direct2], pooled: [pooled1, pooled2] },
+      drains: {
+        directRuns: [direct1, direct2],
+        pooledRuns: [pooled1, pooled2],
+        direct: meanOf([direct1, direct2]),
+        pooled: meanOf([pooled1, pooled2]),
+      },
     };
   } finally {
     await pooler.destroy();
