@@ -18,6 +18,7 @@ import { startTestApi, type TestApi } from './support/test-api.js';
 import { TEST_REDIS_URL } from './support/test-database.js';
 import { newTestTag } from './support/test-env.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { sample } from './support/metrics.js';
 
 let api: TestApi;
 let worker: WorkerProcess;
@@ -34,17 +35,6 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** The value of a series in Prometheus text, 0 when it is not there yet. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const line = text
-    .split('\n')
-    .find(
-      (candidate) =>
-        candidate.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([label, value]) => candidate.includes(`${label}="${value}"`)),
-    );
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 const apiMetrics = async () => (await api.app.inject({ method: 'GET', url: '/metrics' })).body;
 const workerMetrics = async () => (await fetch(`${workerUrl}/metrics`)).text();
 

@@ -14,6 +14,7 @@ import { registerAdmin } from './support/admin.js';
 import { articleData, finalReceipt, accept, uniqueSlug } from './support/content.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { sample } from './support/metrics.js';
 
 const MAX_LAG_MS = 500;
 
@@ -53,12 +54,8 @@ const readAnonymously = (slug: string) =>
 const readAsPublisher = (slug: string) =>
   api.app.inject({ method: 'GET', url: `/api/articles/${slug}`, headers: { 'x-api-key': key } });
 
-async function metric(name: string, of: TestApi = api): Promise<number | undefined> {
-  const text = (await of.app.inject({ method: 'GET', url: '/metrics' })).body;
-  // Every series carries the registry's default labels: `name{...} value`.
-  const line = text.split('\n').find((row) => row.startsWith(`${name}{`));
-  return line === undefined ? undefined : Number(line.split(' ').at(-1));
-}
+const metric = async (name: string, of: TestApi = api): Promise<number> =>
+  sample((await of.app.inject({ method: 'GET', url: '/metrics' })).body, name);
 
 /** Runs `statement` on the replica itself (pausing or resuming its replay). */
 async function onReplica(statement: string): Promise<void> {
@@ -74,6 +71,10 @@ async function onReplica(statement: string): Promise<void> {
 describe('a read replica', () => {
   it('serves anonymous reads while it keeps up, and says so in /metrics', async () => {
     await expect.poll(() => metric('ingest_read_replica_in_use'), { timeout: 10_000 }).toBe(1);
+    // Both series are always there (sample() reads a missing one as 0).
+    const text = (await api.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toMatch(/^ingest_read_replica_lag_seconds\{/m);
+    expect(text).toMatch(/^ingest_read_replica_in_use\{/m);
     expect(await metric('ingest_read_replica_lag_seconds')).toBeLessThan(MAX_LAG_MS / 1_000);
     const slug = await created();
     await expect.poll(async () => (await readAnonymously(slug)).statusCode).toBe(200);

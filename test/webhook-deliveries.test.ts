@@ -8,6 +8,7 @@ import { expectProblem } from './support/problems.js';
 import { startReceivers, type Receivers } from './support/receivers.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+import { sample } from './support/metrics.js';
 
 let receivers: Receivers;
 let base: string;
@@ -291,35 +292,33 @@ describe('secrets and resends', () => {
 
 describe("the worker's metrics", () => {
   /** A series' value in the worker's /metrics, 0 when it is not there yet. */
-  async function series(name: string, label: string): Promise<number> {
-    const text = await (await fetch(`${workerUrl}/metrics`)).text();
-    // Every series also carries app="worker", after its own labels.
-    const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(label));
-    return line === undefined ? 0 : Number(line.split(' ').at(-1));
-  }
+  const series = async (name: string, labels: Record<string, string>): Promise<number> =>
+    sample(await (await fetch(`${workerUrl}/metrics`)).text(), name, labels);
 
   it('count attempts by outcome, time them, and count the endpoints disabled', async () => {
     const account = await registerAccount(api);
     receivers.script('/counted', [{ status: 200 }]);
     receivers.script('/counted-gone', [{ status: 410 }]);
     const before = {
-      succeeded: await series('ingest_webhook_attempts_total', 'outcome="succeeded"'),
-      gone: await series('ingest_webhook_attempts_total', 'outcome="gone"'),
-      timed: await series('ingest_webhook_attempt_seconds_count', 'outcome="succeeded"'),
-      disabled: await series('ingest_webhook_endpoints_disabled_total', 'reason="gone"'),
+      succeeded: await series('ingest_webhook_attempts_total', { outcome: 'succeeded' }),
+      gone: await series('ingest_webhook_attempts_total', { outcome: 'gone' }),
+      timed: await series('ingest_webhook_attempt_seconds_count', { outcome: 'succeeded' }),
+      disabled: await series('ingest_webhook_endpoints_disabled_total', { reason: 'gone' }),
     };
     const ok = await endpointFor(account, '/counted');
     const gone = await endpointFor(account, '/counted-gone');
     await finished(account, ok.id, (await ping(account, ok.id)).id);
     await finished(account, gone.id, (await ping(account, gone.id)).id);
-    expect(await series('ingest_webhook_attempts_total', 'outcome="succeeded"')).toBe(
+    expect(await series('ingest_webhook_attempts_total', { outcome: 'succeeded' })).toBe(
       before.succeeded + 1,
     );
-    expect(await series('ingest_webhook_attempts_total', 'outcome="gone"')).toBe(before.gone + 1);
-    expect(await series('ingest_webhook_attempt_seconds_count', 'outcome="succeeded"')).toBe(
+    expect(await series('ingest_webhook_attempts_total', { outcome: 'gone' })).toBe(
+      before.gone + 1,
+    );
+    expect(await series('ingest_webhook_attempt_seconds_count', { outcome: 'succeeded' })).toBe(
       before.timed + 1,
     );
-    expect(await series('ingest_webhook_endpoints_disabled_total', 'reason="gone"')).toBe(
+    expect(await series('ingest_webhook_endpoints_disabled_total', { reason: 'gone' })).toBe(
       before.disabled + 1,
     );
   });
