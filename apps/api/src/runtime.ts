@@ -91,6 +91,7 @@ export async function createApiRuntime(
     ...(config.readReplica.url === null
       ? {}
       : {
+          // Reached directly: the primary's direct URL is not this database's.
           replica: createDatabase({
             ...config.database,
             url: config.readReplica.url,
