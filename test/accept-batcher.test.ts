@@ -77,7 +77,9 @@ describe('grouped writes of accepted events', () => {
     inOrder(events.slice(0, 256));
     inOrder(events.slice(256));
     expect(rows.every((row) => row.status === 'queued')).toBe(true);
-    const jobs = await Promise.all(events.map((queued) => api.deps.queue.getJob(queued.id)));
+    const jobs = await Promise.all(
+      events.map((queued) => api.deps.queues.all[0]!.getJob(queued.id)),
+    );
     expect(jobs.map((job) => job?.data.eventId)).toEqual(events.map((queued) => queued.id));
   });
 
@@ -97,7 +99,7 @@ describe('grouped writes of accepted events', () => {
     ]);
     const rows = await rowsOf([...good, orphan].map((queued) => queued.id));
     expect(rows.map((row) => row.id).sort()).toEqual(good.map((queued) => queued.id).sort());
-    expect(await api.deps.queue.getJob(orphan.id)).toBeUndefined();
+    expect(await api.deps.queues.all[0]!.getJob(orphan.id)).toBeUndefined();
   });
 
   it('answers each of many concurrent requests with its own event', async () => {
@@ -164,7 +166,7 @@ describe('grouped writes under Idempotency-Keys', () => {
     expect(outcomes[3]).toMatchObject({ status: 'fulfilled' });
     const rows = await rowsOf([first, same!, other!, unkeyed!].map((queued) => queued.id));
     expect(rows.map((row) => row.id).sort()).toEqual([first.id, unkeyed!.id].sort());
-    expect(await api.deps.queue.getJob(same!.id)).toBeUndefined();
+    expect(await api.deps.queues.all[0]!.getJob(same!.id)).toBeUndefined();
   });
 
   it('replays a key claimed by an earlier batch, and claims anew a key past its TTL', async () => {

@@ -48,7 +48,7 @@ describe('accepting an event', () => {
     });
     expect(row?.apiKeyId).not.toBeNull();
 
-    const job = await api.deps.queue.getJob(body.id);
+    const job = await api.deps.queues.all[0]!.getJob(body.id);
     expect(job?.name).toBe('article.create');
     expect(job?.data).toEqual({
       eventId: body.id,
@@ -193,7 +193,7 @@ describe('refusing an event', () => {
       event: 'article.publish',
       error: { code: 'UNKNOWN_EVENT' },
     });
-    expect(await api.deps.queue.getJob(problem.eventId!)).toBeUndefined();
+    expect(await api.deps.queues.all[0]!.getJob(problem.eventId!)).toBeUndefined();
   });
 
   it.each([
@@ -237,7 +237,7 @@ describe('refusing an event', () => {
         error: { code: 'VALIDATION_FAILED', errors: problem.errors },
       });
       expect(row?.finishedAt).not.toBeNull();
-      expect(await api.deps.queue.getJob(problem.eventId!)).toBeUndefined();
+      expect(await api.deps.queues.all[0]!.getJob(problem.eventId!)).toBeUndefined();
     },
   );
 

@@ -154,7 +154,7 @@ describe('a 202', () => {
     }
     expect(response.statusCode).toBeGreaterThanOrEqual(500);
     expect(await api.deps.db.prisma.webhookLog.count({ where: { requestId } })).toBe(0);
-    const jobs = await api.deps.queue.getJobs([
+    const jobs = await api.deps.queues.all[0]!.getJobs([
       'waiting',
       'active',
       'delayed',

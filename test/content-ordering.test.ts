@@ -107,7 +107,7 @@ describe('duplicate jobs', () => {
     const slug = uniqueSlug();
     const id = await accept(api, key, 'article.create', articleData({ slug }));
     const before = await finalReceipt(api, key, id);
-    const again = await api.deps.queue.add(
+    const again = await api.deps.queues.all[0]!.add(
       'article.create',
       { eventId: id, requestId: 'replay' },
       { jobId: `again-${id}` },
@@ -125,7 +125,7 @@ describe('duplicate jobs', () => {
     const id = await accept(api, key, 'article.create', data);
     const copies = await Promise.all(
       Array.from({ length: 5 }, (_, copy) =>
-        api.deps.queue.add(
+        api.deps.queues.all[0]!.add(
           'article.create',
           { eventId: id, requestId: 'copy' },
           { jobId: `copy-${copy}-${id}` },

@@ -5,12 +5,13 @@ import { randomUUID } from 'node:crypto';
 import {
   acquireSlot,
   connectRedis,
-  createContentQueue,
+  createContentShards,
   enqueueContentEvents,
   EVENTS_PER_LEVEL,
   rebaseFairOrder,
   releaseSlot,
   type ContentQueue,
+  type ContentShards,
 } from '@ingest/queue';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -21,10 +22,12 @@ const tag = newTestTag();
 const prefix = `test:${tag}`;
 const POLICY = { attempts: 3, backoffMs: 100, keepCompletedSeconds: 60, keepFailedSeconds: 60 };
 let redis: Redis;
+let shards: ContentShards;
 let queue: ContentQueue;
 beforeAll(async () => {
   redis = await connectRedis(TEST_REDIS_URL, 'producer', `test-fair-order-${tag}`);
-  queue = createContentQueue(redis, prefix);
+  shards = createContentShards(redis, { keyPrefix: prefix, queueShards: 1, cluster: null });
+  queue = shards.all[0]!;
 });
 beforeEach(async () => {
   await queue.obliterate({ force: true });
@@ -50,7 +53,7 @@ async function publish(name: Name, count: number, weight = 1): Promise<string[]>
   const ids = Array.from({ length: count }, () => randomUUID());
   for (let i = 0; i < ids.length; i += 100) {
     await enqueueContentEvents(
-      queue,
+      shards,
       ids.slice(i, i + 100).map((eventId) => ({
         event: 'article.create' as const,
         data: { eventId, requestId: 'r', accountId: accounts[name] },

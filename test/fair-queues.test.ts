@@ -48,10 +48,10 @@ describe('fair queues between accounts', () => {
   it("applies a quiet account's event without waiting for a busy account's backlog", async () => {
     const busy = await publisher();
     const quiet = await publisher();
-    await api.deps.queue.pause();
+    await api.deps.queues.pause(true);
     const backlog = await acceptMany(busy.key, 2_000);
     const first = await accept(api, quiet.key, 'article.create', articleData());
-    await api.deps.queue.resume();
+    await api.deps.queues.pause(false);
     workers.push(await startWorkerProcess(api.tag, { WORKER_CONCURRENCY: '16' }));
 
     await finalReceipt(api, quiet.key, first, 60_000);
@@ -80,9 +80,9 @@ describe('fair queues between accounts', () => {
       where: { id: capped.id },
       data: { maxInFlight: 2 },
     });
-    await api.deps.queue.pause();
+    await api.deps.queues.pause(true);
     const ids = await acceptMany(capped.key, 150);
-    await api.deps.queue.resume();
+    await api.deps.queues.pause(false);
     // Started after the cap was set: each reads the accounts' shares when it starts.
     for (let i = 0; i < 2; i += 1) {
       workers.push(await startWorkerProcess(api.tag, { WORKER_CONCURRENCY: '16' }));

@@ -33,7 +33,7 @@ describe('Idempotency-Key', () => {
     expect(again.json()).toEqual(first.json());
     expect(again.headers.location).toBe(first.headers.location);
     expect(await eventsWithRequestBody(slug)).toBe(1);
-    expect((await readQueueDepth(api.deps.queue)).counts.waiting).toBeGreaterThan(0);
+    expect((await readQueueDepth(api.deps.queues.all)).counts.waiting).toBeGreaterThan(0);
   });
 
   it('refuses the same key with a different body: 422 IDEMPOTENCY_KEY_MISMATCH, recording nothing', async () => {
@@ -66,7 +66,7 @@ describe('Idempotency-Key', () => {
     expect(new Set(responses.map((r) => r.json().id)).size).toBe(1);
     expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(199);
     expect(await eventsWithRequestBody(slug)).toBe(1);
-    expect(await api.deps.queue.getJob(responses[0]!.json().id)).toBeDefined();
+    expect(await api.deps.queues.all[0]!.getJob(responses[0]!.json().id)).toBeDefined();
   });
 
   it('scopes keys to the account', async () => {

@@ -122,7 +122,7 @@ describe('the queue series', () => {
     const queue = createContentQueue(connection, prefix);
     queue.on('error', () => {});
     const registry = createMetricsRegistry('api');
-    registerQueueDepth(registry, () => readQueueDepth(queue));
+    registerQueueDepth(registry, () => readQueueDepth([queue]));
     try {
       await queue.add('article.create', { eventId: randomUUID(), requestId: 'r' });
       const answered = await registry.metrics();
@@ -149,7 +149,7 @@ describe('the queue series', () => {
     const queue = createContentQueue(connection, prefix);
     queue.on('error', () => {});
     const registry = createMetricsRegistry('worker');
-    registerQueueDepth(registry, () => readQueueDepth(queue));
+    registerQueueDepth(registry, () => readQueueDepth([queue]));
     try {
       // Redis never comes back here, and the connection would wait for it forever: the
       // scrape answers at all only because the read has a deadline.

@@ -29,13 +29,13 @@ const statusOf = async (key: string, id: string) =>
 
 /** Sends events one after another (each after the previous 202), while the queue is paused. */
 async function acceptWhilePaused(key: string, events: Array<[string, object]>) {
-  await api.deps.queue.pause();
+  await api.deps.queues.pause(true);
   try {
     const ids: string[] = [];
     for (const [event, data] of events) ids.push(await accept(api, key, event, data));
     return ids;
   } finally {
-    await api.deps.queue.resume();
+    await api.deps.queues.pause(false);
   }
 }
 

@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const statusOf = async (id: string) =>
   (await getReceipt(api, key, id)).json<{ status: string }>().status;
-const jobState = async (id: string) => (await api.deps.queue.getJob(id))?.getState();
+const jobState = async (id: string) => (await api.deps.queues.all[0]!.getJob(id))?.getState();
 
 describe('a successor whose waker was SIGKILLed', () => {
   it('still runs, on another worker, once its park runs out', async () => {

@@ -79,7 +79,7 @@ describe('a Redis outage', () => {
     const ids = [];
     for (const slug of slugs)
       ids.push(await accept(api, key, 'article.create', articleData({ slug })));
-    expect((await readQueueDepth(api.deps.queue)).counts.waiting).toBeGreaterThanOrEqual(5);
+    expect((await readQueueDepth(api.deps.queues.all)).counts.waiting).toBeGreaterThanOrEqual(5);
     await redis.stop();
     await redis.start();
     worker = await startWorkerProcess(api.tag, { REDIS_URL: redis.url, ...FAST_RECOVERY });

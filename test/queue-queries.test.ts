@@ -35,7 +35,7 @@ const addJob = () =>
 
 describe('readQueueDepth', () => {
   it('counts jobs per state, and ages the job next in line, not the newest', async () => {
-    expect(await readQueueDepth(queue)).toEqual({
+    expect(await readQueueDepth([queue])).toEqual({
       counts: { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, prioritized: 0 },
       oldestWaitingAgeSeconds: null,
     });
@@ -43,7 +43,7 @@ describe('readQueueDepth', () => {
     await addJob();
     await sleep(700);
     await addJob();
-    const depth = await readQueueDepth(queue);
+    const depth = await readQueueDepth([queue]);
     const readBy = Date.now();
     expect(depth.counts.waiting).toBe(2);
     // The newest job has waited a few milliseconds; the first one, at least the pause, and

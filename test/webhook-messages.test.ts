@@ -233,7 +233,7 @@ describe('the delivery reconciler', () => {
       ...testEnv(`${api.tag}-reconciler`),
       RECONCILE_AFTER_MS: '100',
     });
-    const deliveryQueue = createDeliveryQueue(api.deps.redis, config.redis.keyPrefix);
+    const deliveryQueue = createDeliveryQueue(api.deps.redis, config.redis);
     const deps = {
       db: api.deps.db,
       deliveryQueue,

@@ -8,7 +8,7 @@ import { loadWorkerConfig } from '@ingest/config';
 import { createEventSchemas } from '@ingest/contracts';
 import { claimEvents, recordDuplicate, type Claim } from '@ingest/event-log';
 import { createLogger } from '@ingest/logger';
-import { createContentQueue, createDeliveryQueue } from '@ingest/queue';
+import { createContentShards, createDeliveryQueue } from '@ingest/queue';
 import { createApplyBatcher } from '@ingest/worker/content/apply-batcher';
 import { createWaker } from '@ingest/worker/content/order-wake';
 import { createCategoryCache, routeEvent } from '@ingest/worker/content/processors';
@@ -41,8 +41,8 @@ function batcherDeps() {
     config,
     schemas: createEventSchemas(config.content),
     logger,
-    queue: createContentQueue(api.deps.redis, config.redis.keyPrefix),
-    deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis.keyPrefix),
+    queues: createContentShards(api.deps.redis, config.redis),
+    deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis),
     categoryCache: createCategoryCache(),
   };
 }

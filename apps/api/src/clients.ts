@@ -1,8 +1,7 @@
 import type { ApiConfig } from '@ingest/config';
 import type { Database, ReadReplica } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue, DeliveryQueue, ShareBook } from '@ingest/queue';
-import type { Redis } from 'ioredis';
+import type { ContentShards, DeliveryQueue, RedisClient, ShareBook } from '@ingest/queue';
 
 /**
  * The connections and settings the API starts from. The stateful services in deps.ts
@@ -14,9 +13,9 @@ export interface ApiClients {
   /** Where reads that need not be fresh go: a replica while it keeps up, else `db`. */
   replica: ReadReplica;
   /** A fail-fast (producer) connection, auto-pipelined, for rate limits and counters. */
-  redis: Redis;
-  /** The content-events queue, on a fail-fast connection of its own. */
-  queue: ContentQueue;
+  redis: RedisClient;
+  /** The content-events queue's shards, on a fail-fast connection of their own. */
+  queues: ContentShards;
   /** The webhook-deliveries queue (test pings, resends), on the same connection. */
   deliveryQueue: DeliveryQueue;
   /** Each account's share of the service (weight, in-flight cap), as operators set it. */

@@ -39,11 +39,11 @@ const figuresOf = (storage: EventLogStorage): EventLogFigures => ({
  * from every process, and one source is enough.
  */
 export function createApiMetrics(
-  clients: Pick<ApiClients, 'queue' | 'db' | 'config' | 'replica'>,
+  clients: Pick<ApiClients, 'queues' | 'db' | 'config' | 'replica'>,
   admission: FairAdmission,
 ): ApiMetrics {
   const registry = createMetricsRegistry('api');
-  registerQueueDepth(registry, () => readQueueDepth(clients.queue));
+  registerQueueDepth(registry, () => readQueueDepth(clients.queues.all));
   registerEventLogStorage(registry, async () => figuresOf(await eventLogStorage(clients)));
   registerAdmissionState(registry, admission);
   registerReadReplica(registry, clients.replica);

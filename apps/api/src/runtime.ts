@@ -12,13 +12,13 @@ import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
   connectRedis,
-  createContentQueue,
+  createContentShards,
   createDeliveryQueue,
   createMinuteCounter,
   createShareBook,
   warnUnlessNoEviction,
+  type RedisClient,
 } from '@ingest/queue';
-import type { Redis } from 'ioredis';
 import { createFairAdmission } from './admission/fair-admission.js';
 import { createRefusalReport } from './admission/refusal-report.js';
 import { buildApp } from './app.js';
@@ -67,17 +67,19 @@ export async function createApiRuntime(
   // requests handled in the same turn of the event loop together, one socket write for
   // many. BullMQ keeps a connection of its own, without it (bull's users reported
   // misbehaviour with auto-pipelining on queue connections).
-  const redis = await connectRedis(config.redis.url, 'producer', name, {
+  const redis = await connectRedis(config.redis, 'producer', name, {
     enableAutoPipelining: true,
   });
   await warnUnlessNoEviction(redis, logger);
-  const queueConnection = await connectRedis(config.redis.url, 'producer', `${name}-queue`);
+  const queueConnection = await connectRedis(config.redis, 'producer', `${name}-queue`);
   // Enqueueing fails fast when Redis is away; the outbox reconciler catches up later.
-  const queue = createContentQueue(queueConnection, config.redis.keyPrefix, {
+  const queues = createContentShards(queueConnection, config.redis, {
     skipWaitingForReady: true,
   });
-  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
-  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis.keyPrefix, {
+  for (const queue of queues.all) {
+    queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  }
+  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis, {
     skipWaitingForReady: true,
   });
   deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
@@ -108,7 +110,7 @@ export async function createApiRuntime(
             'read replica unreachable or behind: every read goes to the primary',
           ),
   });
-  const clients = { config, db, replica, redis, queue, deliveryQueue, shares, logger };
+  const clients = { config, db, replica, redis, queues, deliveryQueue, shares, logger };
   const admission = createFairAdmission(config.admission);
   const metrics = createApiMetrics(clients, admission);
   const deps: ApiDeps = {
@@ -142,7 +144,7 @@ export async function createApiRuntime(
     await deps.acceptedCounter.stop();
     await deps.waiter.close();
     await options.beforeDisconnect?.(deps);
-    await queue.close();
+    await queues.close();
     await deliveryQueue.close();
     await replica.close();
     await db.close();
@@ -159,7 +161,7 @@ export async function createApiRuntime(
  * QUIT when Redis answers, so that replies in flight arrive; a connection that is down
  * (Redis restarting) is dropped, or shutting down would wait for a Redis that may not come.
  */
-async function quitRedis(connection: Redis): Promise<void> {
+async function quitRedis(connection: RedisClient): Promise<void> {
   if (connection.status !== 'ready') return connection.disconnect();
   await connection.quit().catch(() => connection.disconnect());
 }

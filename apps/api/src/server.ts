@@ -10,7 +10,7 @@ const config = loadConfigOrExit(loadApiConfig);
 // A service that does not answer is one clear line and exit code 1, not a stack trace.
 await exitUnlessServicesAnswer('api', [
   checkDatabase(config.database.url),
-  checkRedis(config.redis.url),
+  checkRedis(config.redis),
 ]);
 const { app, deps, close } = await createApiRuntime(config);
 const { logger } = deps;

@@ -2,7 +2,7 @@ import type { WorkerConfig } from '@ingest/config';
 import type { EventSchemas } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentQueue, DeliveryQueue, MinuteCounter, ShareBook } from '@ingest/queue';
+import type { ContentShards, DeliveryQueue, MinuteCounter, ShareBook } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
 import type { CategoryCache } from './content/processors/index.js';
 
@@ -10,8 +10,11 @@ import type { CategoryCache } from './content/processors/index.js';
 export interface WorkerDeps {
   config: WorkerConfig;
   db: Database;
-  /** For re-queueing by the outbox reconciler. */
-  queue: ContentQueue;
+  /**
+   * The content queue's shards: for re-queueing by the outbox reconciler, waking parked
+   * jobs, the accounts' in-flight caps and the fair order's upkeep.
+   */
+  queues: ContentShards;
   /** For the deliveries that applied changes record, and their reconciler. */
   deliveryQueue: DeliveryQueue;
   schemas: EventSchemas;

@@ -10,7 +10,7 @@ const config = loadConfigOrExit(loadWorkerConfig);
 // A service that does not answer is one clear line and exit code 1, not a stack trace.
 await exitUnlessServicesAnswer('worker', [
   checkDatabase(config.database.url),
-  checkRedis(config.redis.url),
+  checkRedis(config.redis),
 ]);
 const { deps, httpAddress, close } = await createWorkerRuntime(config);
 const { logger } = deps;

@@ -28,9 +28,13 @@ export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
       await expireIdempotencyKeys(deps.db.pool, deps.config.idempotency.ttlHours);
       const vacuumed = await vacuumHotTables(deps.db.pool);
       if (vacuumed.length > 0) deps.logger.info({ tables: vacuumed }, 'hot tables vacuumed');
-      const shift = await rebaseFairOrder(deps.queue);
-      if (shift > 0) deps.logger.info({ shift }, 'fair order: every level moved down');
-      await pruneFairOrder(deps.queue);
+      for (const queue of deps.queues.all) {
+        const shift = await rebaseFairOrder(queue);
+        if (shift > 0) {
+          deps.logger.info({ shift, queue: queue.name }, 'fair order: every level moved down');
+        }
+        await pruneFairOrder(queue);
+      }
     } catch (error) {
       deps.logger.warn({ err: error }, 'maintenance round failed; will try again');
     }

@@ -7,7 +7,7 @@ import {
   registerQueueDepth,
   type Registry,
 } from '@ingest/observability';
-import { readQueueDepth, type ContentQueue } from '@ingest/queue';
+import { readQueueDepth, type ContentShards } from '@ingest/queue';
 
 /** What became of a job run: the `outcome` label of ingest_jobs_processed_total. */
 export type JobOutcome =
@@ -29,9 +29,9 @@ export interface WorkerMetrics {
   endpointsDisabled: Counter<'reason'>;
 }
 
-export function createWorkerMetrics(queue: ContentQueue): WorkerMetrics {
+export function createWorkerMetrics(shards: ContentShards): WorkerMetrics {
   const registry = createMetricsRegistry('worker');
-  registerQueueDepth(registry, () => readQueueDepth(queue));
+  registerQueueDepth(registry, () => readQueueDepth(shards.all));
   return {
     registry,
     jobsProcessed: new Counter({

@@ -16,13 +16,13 @@ const BATCH = 500;
  * processor applies each event once whatever runs it.
  */
 export async function reconcileOnce(deps: WorkerDeps): Promise<number> {
-  const { db, queue, config, logger, shares } = deps;
+  const { db, queues, config, logger, shares } = deps;
   const rows = await unfinishedOlderThan(db.pool, config.worker.reconcileAfterMs, BATCH);
   let requeued = 0;
   for (const row of rows) {
     if (!isEventName(row.event)) continue;
     const outcome = await requeueEvent(
-      queue,
+      queues,
       {
         event: row.event,
         data: { eventId: row.id, requestId: row.requestId, accountId: row.accountId },

@@ -10,13 +10,11 @@ import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
 import {
   bullPrefix,
-  CONTENT_EVENTS_QUEUE,
-  createContentQueue,
+  createContentShards,
   createDeliveryQueue,
   createMinuteCounter,
   createRedisConnection,
   createShareBook,
-  DELIVERIES_QUEUE,
   DELIVERY_BACKOFF,
   retryDelayMs,
   warnUnlessNoEviction,
@@ -68,26 +66,24 @@ export async function createWorkerRuntime(
   const name = options.connectionName ?? 'ingest-worker';
   const db = createDatabase(config.database);
   await reportPoolerSessions(db, logger);
-  const queueConnection = createRedisConnection(config.redis.url, 'worker', `${name}-queue`);
-  const workerConnection = createRedisConnection(config.redis.url, 'worker', name);
-  const deliveryConnection = createRedisConnection(
-    config.redis.url,
-    'worker',
-    `${name}-deliveries`,
-  );
+  const queueConnection = createRedisConnection(config.redis, 'worker', `${name}-queue`);
+  const workerConnection = createRedisConnection(config.redis, 'worker', name);
+  const deliveryConnection = createRedisConnection(config.redis, 'worker', `${name}-deliveries`);
   await warnUnlessNoEviction(queueConnection, logger);
-  const queue = createContentQueue(queueConnection, config.redis.keyPrefix);
-  queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
-  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis.keyPrefix);
+  const queues = createContentShards(queueConnection, config.redis);
+  for (const queue of queues.all) {
+    queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
+  }
+  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis);
   deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const deps: WorkerDeps = {
     config,
     db,
-    queue,
+    queues,
     deliveryQueue,
     schemas: createEventSchemas(config.content),
     appliedCounter: createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied'),
-    metrics: createWorkerMetrics(queue),
+    metrics: createWorkerMetrics(queues),
     categoryCache: createCategoryCache(),
     shares: await createShareBook({
       load: () => readCustomShares(db.pool),
@@ -96,25 +92,34 @@ export async function createWorkerRuntime(
     logger,
   };
 
-  const { queues } = config.worker;
-  const processEventJob = createEventJobProcessor(deps, async () =>
-    contentWorker?.rateLimit(config.worker.databaseOutagePauseMs),
-  );
-  const contentWorker = queues.includes('content')
-    ? new Worker<ContentJobData>(CONTENT_EVENTS_QUEUE, processEventJob, {
-        connection: workerConnection,
-        prefix: bullPrefix(config.redis.keyPrefix),
-        concurrency: config.worker.concurrency,
-        lockDuration: config.worker.lockDurationMs,
-        stalledInterval: config.worker.lockDurationMs,
-        // A job whose worker died is handed to another after its lock lapses; BullMQ's
-        // default of 1 would fail it for good after a second such death. The outbox
-        // reconciler retries any that still end up failed this way.
-        maxStalledCount: 5,
-      })
-    : undefined;
-  const deliveryWorker = queues.includes('deliveries')
-    ? new Worker<DeliveryJobData>(DELIVERIES_QUEUE, createDeliveryJobProcessor(deps), {
+  const consumes = config.worker.queues;
+  // While the database is away, every shard's consumer pauses, not only the one whose job
+  // found it away: the others would only fail their jobs too.
+  const processEventJob = createEventJobProcessor(deps, async () => {
+    await Promise.all(
+      contentWorkers.map((worker) => worker.rateLimit(config.worker.databaseOutagePauseMs)),
+    );
+  });
+  // One consumer a shard, each taking up to WORKER_CONCURRENCY jobs: a backlog in one
+  // shard never holds the others' jobs back.
+  const contentWorkers = !consumes.includes('content')
+    ? []
+    : queues.all.map(
+        (queue) =>
+          new Worker<ContentJobData>(queue.name, processEventJob, {
+            connection: workerConnection,
+            prefix: bullPrefix(config.redis.keyPrefix),
+            concurrency: config.worker.concurrency,
+            lockDuration: config.worker.lockDurationMs,
+            stalledInterval: config.worker.lockDurationMs,
+            // A job whose worker died is handed to another after its lock lapses; BullMQ's
+            // default of 1 would fail it for good after a second such death. The outbox
+            // reconciler retries any that still end up failed this way.
+            maxStalledCount: 5,
+          }),
+      );
+  const deliveryWorker = consumes.includes('deliveries')
+    ? new Worker<DeliveryJobData>(deliveryQueue.name, createDeliveryJobProcessor(deps), {
         connection: deliveryConnection,
         prefix: bullPrefix(config.redis.keyPrefix),
         concurrency: config.worker.deliveryConcurrency,
@@ -139,7 +144,7 @@ export async function createWorkerRuntime(
     if (error instanceof RetryDeliveryLater) return;
     logger.warn({ err: error, deliveryId: job?.data.deliveryId }, 'delivery job failed');
   });
-  const consumers = [contentWorker, deliveryWorker].filter((w) => w !== undefined);
+  const consumers = [...contentWorkers, deliveryWorker].filter((w) => w !== undefined);
   // Connection errors repeat while Redis is away; BullMQ reconnects by itself.
   for (const consumer of consumers) {
     consumer.on('error', (error) => logger.warn({ err: error }, 'worker error'));
@@ -160,7 +165,7 @@ export async function createWorkerRuntime(
     deps.shares.close();
     await deps.appliedCounter.stop();
     await httpServer.close();
-    await queue.close();
+    await queues.close();
     await deliveryQueue.close();
     await db.close();
     await Promise.all([queueConnection.quit(), workerConnection.quit(), deliveryConnection.quit()]);

@@ -59,6 +59,34 @@ describe('loadApiConfig', () => {
     ).toThrow(ConfigError);
   });
 
+  it('reads a Redis Cluster in place of REDIS_URL, with six queue shards by default', () => {
+    expect(loadApiConfig({ JWT_SECRET: SECRET }).redis).toMatchObject({
+      cluster: null,
+      queueShards: 1,
+    });
+    const { redis } = loadWorkerConfig({
+      REDIS_CLUSTER_NODES: 'rediss://ops:p%40ss@10.0.0.1:7000, 10.0.0.2:7001',
+    });
+    expect(redis.cluster).toEqual({
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+      ],
+      username: 'ops',
+      password: 'p@ss',
+      tls: true,
+    });
+    expect(redis.queueShards).toBe(6);
+    expect(
+      loadWorkerConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000', REDIS_QUEUE_SHARDS: '3' }).redis
+        .queueShards,
+    ).toBe(3);
+    expect(() => loadWorkerConfig({ REDIS_CLUSTER_NODES: '10.0.0.1' })).toThrow(
+      /REDIS_CLUSTER_NODES must be host:port pairs/,
+    );
+    expect(() => loadWorkerConfig({ REDIS_QUEUE_SHARDS: '0' })).toThrow(/REDIS_QUEUE_SHARDS/);
+  });
+
   it('lists every problem in one error', () => {
     let error: unknown;
     try {

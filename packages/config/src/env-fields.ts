@@ -16,6 +16,13 @@ export const envInteger = (fallback: number, bounds: { min?: number; max?: numbe
     )
     .default(fallback);
 
+/** A comma-separated list, its entries trimmed and the empty ones dropped. */
+export const commaList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+
 export const envBoolean = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })

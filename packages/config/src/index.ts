@@ -6,7 +6,13 @@ import { workerConfigFromEnv, type WorkerConfig } from './worker-config.js';
 export { ConfigError, loadConfigOrExit, redactUrlPassword, type Env } from './load-config.js';
 export type { ApiConfig } from './api-config.js';
 export { WORKER_QUEUE_NAMES, type WorkerConfig, type WorkerQueueName } from './worker-config.js';
-export { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, type SharedConfig } from './shared-env.js';
+export { DEFAULT_DATABASE_URL, type SharedConfig } from './shared-env.js';
+export {
+  CLUSTER_QUEUE_SHARDS,
+  DEFAULT_REDIS_URL,
+  type ClusterSettings,
+  type RedisSettings,
+} from './redis-env.js';
 export { LOG_LEVELS, type LogLevel } from './env-fields.js';
 
 // The only reads of process.env in the code base: each composition root calls one of

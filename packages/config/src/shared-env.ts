@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
+import { RedisEnvSchema, redisSettings } from './redis-env.js';
 import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
 import {
+  commaList,
   envBoolean,
   envDurations,
   envInteger,
@@ -11,7 +13,6 @@ import {
 } from './env-fields.js';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres:postgres@127.0.0.1:5432/ingest';
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export const POSTGRES_PROTOCOLS = ['postgres:', 'postgresql:'];
 const databaseUrl = envUrl(DEFAULT_DATABASE_URL, POSTGRES_PROTOCOLS);
@@ -39,12 +40,7 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   DATABASE_DIRECT_URL: directDatabaseUrl,
   DATABASE_POOL_SIZE: envInteger(10, { min: 1, max: 200 }),
   DATABASE_STATEMENT_TIMEOUT_MS: envInteger(10_000, { min: 100 }),
-  REDIS_URL: envUrl(DEFAULT_REDIS_URL, ['redis:', 'rediss:']),
-  /** Prefix of every Redis key this deployment writes; lets environments share a server. */
-  REDIS_KEY_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 : _ -')
-    .default('ingest'),
+  ...RedisEnvSchema.shape,
   LOG_LEVEL: envLogLevel,
   JOB_ATTEMPTS: envInteger(8, { min: 1, max: 100 }),
   JOB_BACKOFF_MS: envInteger(1_000, { min: 10 }),
@@ -66,12 +62,7 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: z
     .string()
     .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    )
+    .transform(commaList)
     .refine(
       (entries) => entries.every(isAllowedPrivateEntry),
       'must be host names, IP addresses or CIDRs, separated by commas',
@@ -97,7 +88,7 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
       poolSize: env.DATABASE_POOL_SIZE,
       statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     },
-    redis: { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX },
+    redis: redisSettings(env),
     log: { level: env.LOG_LEVEL },
     content: contentLimitsFrom(env),
     jobs: {

@@ -11,6 +11,7 @@ export interface LineHead {
   /** Its event name as recorded (the job's name). */
   event: string | null;
   requestId: string;
+  accountId: string;
 }
 
 /**
@@ -25,7 +26,7 @@ export async function queuedHeadsOf(on: Queryable, lines: Line[]): Promise<LineH
   const { rows } = await on.query<LineHead>({
     name: 'queued-heads-of-lines',
     text: `
-      SELECT w.id AS "eventId", w.event, w.request_id AS "requestId"
+      SELECT w.id AS "eventId", w.event, w.request_id AS "requestId", w.account_id AS "accountId"
       FROM unnest($1::uuid[], $2::text[]) AS l(account_id, key)
       CROSS JOIN LATERAL (
         SELECT p.event_id FROM pending_order_keys p

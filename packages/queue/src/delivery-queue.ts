@@ -1,8 +1,9 @@
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisSettings } from '@ingest/config';
 import { z } from 'zod';
 import { bullPrefix } from './content-queue.js';
 import type { JobPolicy } from './job-registry.js';
+import type { RedisClient } from './redis-connection.js';
 import { requeueJob, type Requeued } from './requeue.js';
 
 /**
@@ -21,15 +22,22 @@ export type DeliveryJobData = z.infer<typeof DeliveryJobDataSchema>;
 
 export type DeliveryQueue = Queue<DeliveryJobData>;
 
+/**
+ * The deliveries queue's name: hash-tagged on a cluster, so that its keys share a slot.
+ * It is one queue, on one master: deliveries come at a fraction of the events' rate.
+ */
+export const deliveriesQueueName = (layout: Pick<RedisSettings, 'cluster'>): string =>
+  layout.cluster === null ? DELIVERIES_QUEUE : `${DELIVERIES_QUEUE}-{deliveries}`;
+
 export const createDeliveryQueue = (
-  connection: Redis,
-  keyPrefix: string,
+  connection: RedisClient,
+  layout: Pick<RedisSettings, 'cluster' | 'keyPrefix'>,
   options: Partial<QueueOptions> = {},
 ): DeliveryQueue =>
-  new Queue<DeliveryJobData>(DELIVERIES_QUEUE, {
+  new Queue<DeliveryJobData>(deliveriesQueueName(layout), {
     ...options,
     connection,
-    prefix: bullPrefix(keyPrefix),
+    prefix: bullPrefix(layout.keyPrefix),
   });
 
 export interface DeliveryPolicy {

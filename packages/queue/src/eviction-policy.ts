@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 
 /**
  * Redis's maxmemory-policy, or undefined when the server will not say (managed Redis
  * often disables CONFIG). Anything but `noeviction` lets Redis drop queued jobs under
  * memory pressure; the outbox reconciler would recover them, late.
  */
-export async function evictionPolicyOf(redis: Redis): Promise<string | undefined> {
+export async function evictionPolicyOf(redis: RedisClient): Promise<string | undefined> {
   try {
     const reply = await redis.config('GET', 'maxmemory-policy');
     return Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : undefined;
@@ -16,7 +16,7 @@ export async function evictionPolicyOf(redis: Redis): Promise<string | undefined
 
 /** Logs loudly at start-up when Redis may evict jobs. */
 export async function warnUnlessNoEviction(
-  redis: Redis,
+  redis: RedisClient,
   log: { warn: (object: object, message: string) => void },
 ): Promise<void> {
   const policy = await evictionPolicyOf(redis);

@@ -1,4 +1,10 @@
-export { connectRedis, createRedisConnection, type RedisRole } from './redis-connection.js';
+export {
+  connectRedis,
+  createRedisConnection,
+  type RedisClient,
+  type RedisRole,
+  type RedisTarget,
+} from './redis-connection.js';
 export { checkRedis } from './reachability.js';
 export {
   CONTENT_EVENTS_QUEUE,
@@ -7,13 +13,16 @@ export {
   type ContentJobData,
   type JobPolicy,
 } from './job-registry.js';
+export { bullPrefix, createContentQueue, type ContentQueue } from './content-queue.js';
 export {
-  bullPrefix,
-  createContentQueue,
-  enqueueContentEvents,
-  type ContentJob,
-  type ContentQueue,
-} from './content-queue.js';
+  byShard,
+  contentQueueNames,
+  createContentShards,
+  shardIndexOf,
+  type ContentShards,
+  type QueueLayout,
+} from './content-shards.js';
+export { enqueueContentEvents, type ContentJob } from './enqueue-content.js';
 export {
   EVENTS_PER_LEVEL,
   fairPriorities,
@@ -35,6 +44,7 @@ export {
 } from './throughput-counters.js';
 export {
   createDeliveryQueue,
+  deliveriesQueueName,
   DELIVERIES_QUEUE,
   DELIVERY_BACKOFF,
   DeliveryJobDataSchema,

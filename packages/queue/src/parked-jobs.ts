@@ -1,4 +1,5 @@
 import { Job, type Queue } from 'bullmq';
+import { byShard, type ContentShards } from './content-shards.js';
 
 export interface JobRef {
   /** The event id, which is the job id. */
@@ -6,6 +7,8 @@ export interface JobRef {
   /** The event name, which is the job name. */
   event: string | null;
   requestId: string;
+  /** Whose event it is: which shard of the content queue holds its job. */
+  accountId: string;
 }
 
 /**
@@ -22,9 +25,16 @@ export async function promoteJobs(queue: Queue, jobIds: string[]): Promise<numbe
   return outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
 }
 
-/** promoteJobs for the jobs of these events. */
-export const promoteParked = (queue: Queue, jobs: JobRef[]): Promise<number> =>
-  promoteJobs(
-    queue,
-    jobs.map((job) => job.eventId),
+/** promoteJobs for the jobs of these events, in the shards that hold them. */
+export async function promoteParked(shards: ContentShards, jobs: JobRef[]): Promise<number> {
+  const groups = byShard(shards, jobs, (job) => job.accountId);
+  const moved = await Promise.all(
+    [...groups].map(([queue, group]) =>
+      promoteJobs(
+        queue,
+        group.map((job) => job.eventId),
+      ),
+    ),
   );
+  return moved.reduce((sum, count) => sum + count, 0);
+}

@@ -19,9 +19,29 @@ export interface QueueDepth {
  * taken". The job next in line is the head of the fair order: another account's backlog
  * may hold older jobs (GET /api/admin/queue/accounts names them).
  */
-export async function readQueueDepth(
-  queue: Pick<ContentQueue, 'getJobCounts' | 'getWaiting' | 'getPrioritized'>,
-): Promise<QueueDepth> {
+type DepthQueue = Pick<ContentQueue, 'getJobCounts' | 'getWaiting' | 'getPrioritized'>;
+
+/**
+ * The depth of the whole content queue: every shard's counts summed, and the longest wait
+ * of any shard's next job (each shard's workers take its head).
+ */
+export async function readQueueDepth(shards: readonly DepthQueue[]): Promise<QueueDepth> {
+  const depths = await Promise.all(shards.map(readShardDepth));
+  const counts = depths
+    .map((depth) => depth.counts)
+    .reduce((sum, shard) => ({
+      waiting: sum.waiting + shard.waiting,
+      active: sum.active + shard.active,
+      delayed: sum.delayed + shard.delayed,
+      failed: sum.failed + shard.failed,
+      completed: sum.completed + shard.completed,
+      prioritized: sum.prioritized + shard.prioritized,
+    }));
+  const ages = depths.flatMap(({ oldestWaitingAgeSeconds: age }) => (age === null ? [] : [age]));
+  return { counts, oldestWaitingAgeSeconds: ages.length === 0 ? null : Math.max(...ages) };
+}
+
+async function readShardDepth(queue: DepthQueue): Promise<QueueDepth> {
   const [counts, plain, ordered] = await Promise.all([
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
     // A worker takes BullMQ's plain list first (index 0: the job added first), then the

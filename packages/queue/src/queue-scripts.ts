@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 
 export interface QueueScript {
   name: string;
@@ -19,7 +19,7 @@ export async function runScript<Result>(
   script: QueueScript,
   args: Array<string | number>,
 ): Promise<Result> {
-  const client = (await queue.getBackend().client) as unknown as Redis &
+  const client = (await queue.getBackend().client) as unknown as RedisClient &
     Record<string, (...args: Array<string | number>) => Promise<Result>>;
   let names = defined.get(client);
   if (names === undefined) defined.set(client, (names = new Set()));

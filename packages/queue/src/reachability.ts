@@ -1,18 +1,42 @@
 import { redactUrlPassword } from '@ingest/config';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { credentialsOf, type RedisTarget } from './redis-connection.js';
 
-/**
- * Resolves when Redis answers PING within `timeoutMs`; otherwise rejects with an Error
- * whose message is one line saying what is wrong and how to fix it.
- */
-export async function checkRedis(url: string, timeoutMs = 3_000): Promise<void> {
-  const redis = new Redis(url, {
+const describe = (target: RedisTarget): string =>
+  target.cluster === null
+    ? `Redis at ${redactUrlPassword(target.url)}`
+    : `Redis Cluster at ${target.cluster.nodes.map(({ host, port }) => `${host}:${port}`).join(',')}`;
+
+const advice = (target: RedisTarget): string =>
+  target.cluster === null
+    ? 'start it (`docker compose up -d redis`, or `redis-server`) or set REDIS_URL'
+    : 'check that its nodes are up and that REDIS_CLUSTER_NODES names them';
+
+function probe(target: RedisTarget, timeoutMs: number): Redis | Cluster {
+  const once = {
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     retryStrategy: () => null,
+  };
+  const { cluster } = target;
+  if (cluster === null) return new Redis(target.url, once);
+  const { enableOfflineQueue, lazyConnect, ...perNode } = once;
+  return new Cluster(cluster.nodes, {
+    lazyConnect,
+    enableOfflineQueue,
+    clusterRetryStrategy: () => null,
+    redisOptions: { ...perNode, ...credentialsOf(cluster) },
   });
+}
+
+/**
+ * Resolves when Redis answers PING within `timeoutMs`; otherwise rejects with an Error
+ * whose message is one line saying what is wrong and how to fix it.
+ */
+export async function checkRedis(target: RedisTarget, timeoutMs = 3_000): Promise<void> {
+  const redis = probe(target, timeoutMs);
   let lastError: Error | undefined;
   redis.on('error', (error: Error) => {
     lastError = error;
@@ -25,9 +49,7 @@ export async function checkRedis(url: string, timeoutMs = 3_000): Promise<void> 
       (lastError as { code?: string } | undefined)?.code ??
       lastError?.message ??
       (error as Error).message;
-    throw new Error(
-      `Redis at ${redactUrlPassword(url)} is not answering (${reason}); start it (\`docker compose up -d redis\`, or \`redis-server\`) or set REDIS_URL`,
-    );
+    throw new Error(`${describe(target)} is not answering (${reason}); ${advice(target)}`);
   } finally {
     redis.disconnect();
   }

@@ -1,5 +1,12 @@
 import { once } from 'node:events';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisSettings } from '@ingest/config';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/** A single Redis or a Redis Cluster: BullMQ, the rate limits and our scripts take either. */
+export type RedisClient = Redis | Cluster;
+
+/** Where Redis is: a single server, or a cluster (which then takes REDIS_URL's place). */
+export type RedisTarget = Pick<RedisSettings, 'url' | 'cluster'>;
 
 /**
  * What a connection is for decides how it behaves when Redis goes away:
@@ -18,13 +25,50 @@ const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
 /** Reconnect with capped back-off; never give up, a Redis restart must not need ours. */
 const retryStrategy = (attempt: number): number => Math.min(50 * 2 ** attempt, 2_000);
 
+/** The credentials and TLS every node of a cluster is reached with. */
+export const credentialsOf = (cluster: NonNullable<RedisTarget['cluster']>): RedisOptions => ({
+  ...(cluster.username === undefined ? {} : { username: cluster.username }),
+  ...(cluster.password === undefined ? {} : { password: cluster.password }),
+  ...(cluster.tls ? { tls: {} } : {}),
+});
+
+function connect(target: RedisTarget | string, options: RedisOptions): RedisClient {
+  if (typeof target === 'string') return new Redis(target, options);
+  const { cluster } = target;
+  if (cluster === null) return new Redis(target.url, options);
+  const { enableOfflineQueue, enableAutoPipelining, ...perNode } = options;
+  return new Cluster(cluster.nodes, {
+    enableOfflineQueue,
+    enableAutoPipelining,
+    clusterRetryStrategy: retryStrategy,
+    // A master that died is replaced by its replica within the cluster's node timeout;
+    // commands sent meanwhile wait for the new slot map rather than fail at once.
+    retryDelayOnClusterDown: 200,
+    retryDelayOnFailover: 200,
+    redisOptions: { ...perNode, ...credentialsOf(cluster) },
+  });
+}
+
+/** A connection to a single Redis by its URL (tools and tests), or to where Redis is. */
 export function createRedisConnection(
-  url: string,
+  target: string,
+  role: RedisRole,
+  connectionName: string,
+  options?: RedisOptions,
+): Redis;
+export function createRedisConnection(
+  target: RedisTarget,
+  role: RedisRole,
+  connectionName: string,
+  options?: RedisOptions,
+): RedisClient;
+export function createRedisConnection(
+  target: RedisTarget | string,
   role: RedisRole,
   connectionName: string,
   options: RedisOptions = {},
-): Redis {
-  const redis = new Redis(url, {
+): RedisClient {
+  const redis = connect(target, {
     ...ROLE_OPTIONS[role],
     ...options,
     connectionName,
@@ -42,12 +86,27 @@ export function createRedisConnection(
  * until then (it has no offline queue), so a process must wait for this before serving.
  */
 export async function connectRedis(
-  url: string,
+  target: string,
+  role: RedisRole,
+  connectionName: string,
+  options?: RedisOptions,
+): Promise<Redis>;
+export async function connectRedis(
+  target: RedisTarget,
+  role: RedisRole,
+  connectionName: string,
+  options?: RedisOptions,
+): Promise<RedisClient>;
+export async function connectRedis(
+  target: RedisTarget | string,
   role: RedisRole,
   connectionName: string,
   options: RedisOptions = {},
-): Promise<Redis> {
-  const redis = createRedisConnection(url, role, connectionName, options);
+): Promise<RedisClient> {
+  const redis =
+    typeof target === 'string'
+      ? createRedisConnection(target, role, connectionName, options)
+      : createRedisConnection(target, role, connectionName, options);
   if (redis.status !== 'ready') await once(redis, 'ready');
   return redis;
 }

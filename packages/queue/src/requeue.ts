@@ -1,6 +1,6 @@
 import type { EventName } from '@ingest/contracts';
 import type { JobState } from 'bullmq';
-import type { ContentQueue } from './content-queue.js';
+import type { ContentShards } from './content-shards.js';
 import { fairPriorities } from './fair-order.js';
 import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
 
@@ -53,17 +53,18 @@ export async function requeueJob(
 }
 
 /**
- * Puts an event's job back in the content queue (see requeueJob), at a fresh place in
- * the fair order of its account: what it held before is long past, or from before Redis
- * lost it.
+ * Puts an event's job back in its account's shard of the content queue (see requeueJob),
+ * at a fresh place in the fair order of its account: what it held before is long past, or
+ * from before Redis lost it.
  */
 export async function requeueEvent(
-  queue: ContentQueue,
+  shards: ContentShards,
   job: { event: EventName; data: ContentJobData & { accountId: string }; weight: number },
   policy: JobPolicy,
   stillUnfinished?: () => Promise<boolean>,
 ): Promise<Requeued> {
   const { event, data } = job;
+  const queue = shards.of(data.accountId);
   const freshPriority = async () =>
     (await fairPriorities(queue, [{ accountId: data.accountId, weight: job.weight }]))[0] ?? 1;
   return requeueJob(

@@ -1,5 +1,5 @@
 import { MINUTE_MS } from '@ingest/domain';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.js';
 
 const KEEP_SECONDS = 2 * 60 * 60;
 const FLUSH_INTERVAL_MS = 1_000;
@@ -21,19 +21,24 @@ export interface MinuteCounter {
  * hot path pays nothing; a process that dies loses at most a second of counts, which a
  * chart can bear. Redis being away loses those seconds too, and nothing else.
  */
-export function createMinuteCounter(redis: Redis, keyPrefix: string, name: string): MinuteCounter {
+export function createMinuteCounter(
+  redis: RedisClient,
+  keyPrefix: string,
+  name: string,
+): MinuteCounter {
   const pending = new Map<number, number>();
   const flush = async () => {
     if (pending.size === 0) return;
     const batch = [...pending];
     pending.clear();
-    const pipeline = redis.pipeline();
-    for (const [minute, count] of batch) {
-      pipeline
-        .incrby(keyOf(keyPrefix, name, minute), count)
-        .expire(keyOf(keyPrefix, name, minute), KEEP_SECONDS);
-    }
-    await pipeline.exec().catch(() => undefined);
+    // One command a key, not a pipeline: on a cluster, each minute's key has its own slot.
+    await Promise.all(
+      batch.map(async ([minute, count]) => {
+        const key = keyOf(keyPrefix, name, minute);
+        await redis.incrby(key, count);
+        await redis.expire(key, KEEP_SECONDS);
+      }),
+    ).catch(() => undefined);
   };
   const timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS);
   timer.unref();
@@ -52,7 +57,7 @@ export function createMinuteCounter(redis: Redis, keyPrefix: string, name: strin
 
 /** The counts of the last `minutes` minutes, oldest first, this minute included. */
 export async function readMinuteCounts(
-  redis: Redis,
+  redis: RedisClient,
   keyPrefix: string,
   name: string,
   minutes: number,
@@ -63,6 +68,9 @@ export async function readMinuteCounts(
     { length: minutes },
     (_, index) => last - (minutes - 1 - index) * MINUTE_MS,
   );
-  const values = await redis.mget(starts.map((minute) => keyOf(keyPrefix, name, minute)));
+  // GETs sent together rather than one MGET, whose keys would span slots on a cluster.
+  const values = await Promise.all(
+    starts.map((minute) => redis.get(keyOf(keyPrefix, name, minute))),
+  );
   return starts.map((minute, index) => ({ minute, count: Number(values[index] ?? 0) }));
 }

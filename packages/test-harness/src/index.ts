@@ -23,6 +23,11 @@ export {
 } from './api-client.js';
 export { freePort } from './free-port.js';
 export { startPrivateRedis, type PrivateRedis } from './private-redis.js';
+export {
+  startPrivateRedisCluster,
+  type ClusterNodeState,
+  type PrivateRedisCluster,
+} from './private-redis-cluster.js';
 export { ProcessGroup, type ProcessGroupOptions } from './processes/process-group.js';
 export { runCommand, runTsEntry, type Finished, type RunOptions } from './processes/run-command.js';
 export {

@@ -26,8 +26,8 @@ const serverArgs = (port: number) => [
   ...['--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
 ];
 
-/** A client once the server answers PING; throws if it exits or stays silent for 5 s. */
-async function connectWhenUp(port: number, server: ChildProcess): Promise<Redis> {
+/** A client of a server on loopback that never retries: connect() it, and ask. */
+export function loopbackClient(port: number): Redis {
   const client = new Redis({
     port,
     host: '127.0.0.1',
@@ -35,7 +35,13 @@ async function connectWhenUp(port: number, server: ChildProcess): Promise<Redis>
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
-  client.on('error', () => {}); // a refused attempt is tried again below
+  client.on('error', () => {}); // a failed command or connect says what went wrong
+  return client;
+}
+
+/** A client once the server answers PING; throws if it exits or stays silent for 5 s. */
+async function connectWhenUp(port: number, server: ChildProcess): Promise<Redis> {
+  const client = loopbackClient(port);
   for (let tries = 0; ; tries += 1) {
     try {
       await client.connect();

@@ -104,7 +104,7 @@ export async function checkContentBatch(
   context: ContentContext,
   requests: ContentRequest[],
 ): Promise<void> {
-  const { queue } = context.api.deps;
+  const queue = context.api.deps.queues.all[0]!; // one shard: a single Redis, by default
   const jobsBefore = await queue.getJobCountByTypes();
   const results = await settleAll(requests, (request) => sendChecked(context, request));
   const accepted = results.flatMap((result) => (result.accepted ? [result.accepted] : []));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@ingest/queue';
 
 export interface RateRule {
   /** Names the counter in Redis and in logs: `login-ip`. */
@@ -20,7 +20,7 @@ export interface RateRule {
  * open, trading a short loss of throttling for staying available (README, "Limits").
  */
 export const rateLimitPlugin = fp(
-  async (app: FastifyInstance, options: { redis: Redis; keyPrefix: string }) => {
+  async (app: FastifyInstance, options: { redis: RedisClient; keyPrefix: string }) => {
     await app.register(fastifyRateLimit, {
       global: false,
       redis: options.redis,

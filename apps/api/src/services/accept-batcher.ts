@@ -12,7 +12,7 @@ import {
 import type { ApiClients } from '../clients.js';
 import { enqueueOrLeaveToReconciler } from './enqueue-accepted.js';
 
-type Deps = Pick<ApiClients, 'db' | 'queue' | 'config' | 'logger' | 'shares'>;
+type Deps = Pick<ApiClients, 'db' | 'queues' | 'config' | 'logger' | 'shares'>;
 
 /** Rows in one INSERT: enough to amortise a commit, small enough to keep latency flat. */
 const MAX_BATCH_ROWS = 256;

@@ -2,7 +2,7 @@ import { enqueueContentEvents } from '@ingest/queue';
 import type { ApiClients } from '../clients.js';
 import type { QueuedEvent } from '@ingest/event-log';
 
-type Deps = Pick<ApiClients, 'queue' | 'config' | 'logger' | 'shares'>;
+type Deps = Pick<ApiClients, 'queues' | 'config' | 'logger' | 'shares'>;
 
 /**
  * Queues the jobs of committed events, each at its account's place in the fair order, in
@@ -13,7 +13,7 @@ export async function enqueueOrLeaveToReconciler(deps: Deps, events: QueuedEvent
   if (events.length === 0) return;
   try {
     await enqueueContentEvents(
-      deps.queue,
+      deps.queues,
       events.map((queued) => ({
         event: queued.event,
         data: { eventId: queued.id, requestId: queued.requestId, accountId: queued.accountId },

@@ -19,7 +19,7 @@ import { idempotencyKeyOf, verifyCallSignature, type SignedCall } from './reques
 
 type Deps = Pick<
   ApiDeps,
-  'db' | 'queue' | 'config' | 'logger' | 'acceptBatcher' | 'acceptedCounter' | 'metrics'
+  'db' | 'queues' | 'config' | 'logger' | 'acceptBatcher' | 'acceptedCounter' | 'metrics'
 >;
 
 export interface IngestInput {

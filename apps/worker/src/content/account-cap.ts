@@ -9,7 +9,7 @@ export class WaitingForSlot extends DelayedError {
   }
 }
 
-type Deps = Pick<WorkerDeps, 'queue' | 'shares' | 'config' | 'logger'>;
+type Deps = Pick<WorkerDeps, 'queues' | 'shares' | 'config' | 'logger'>;
 
 /**
  * Runs `work` holding a slot of the job's account when the account has a cap on events in
@@ -28,7 +28,7 @@ export async function withAccountSlot<Outcome>(
   const cap = accountId === undefined ? null : deps.shares.shareOf(accountId).maxInFlight;
   if (accountId === undefined || cap === null) return work();
   const slot = { accountId, cap };
-  const held = await acquireSlot(deps.queue, {
+  const held = await acquireSlot(deps.queues.of(accountId), {
     ...slot,
     jobId: job.id ?? job.data.eventId,
     lapseMs: deps.config.worker.lockDurationMs,
@@ -53,8 +53,9 @@ async function wake(
   jobId: string | null,
 ): Promise<void> {
   try {
-    const waiters = await releaseSlot(deps.queue, { ...slot, jobId });
-    await promoteJobs(deps.queue, waiters);
+    const queue = deps.queues.of(slot.accountId);
+    const waiters = await releaseSlot(queue, { ...slot, jobId });
+    await promoteJobs(queue, waiters);
   } catch (error) {
     // Its slot lapses after WORKER_LOCK_DURATION_MS; the waiters wake then by themselves.
     deps.logger.warn(

@@ -110,7 +110,12 @@ export function toWake(
       .filter(({ row }) => applied.has(row.id))
       .flatMap(({ row }) => linesOf(row)),
     appliedInRuns: [...applied.values()].flatMap(({ followers }) =>
-      followers.map(({ row }) => ({ eventId: row.id, event: row.event, requestId: row.requestId })),
+      followers.map(({ row }) => ({
+        eventId: row.id,
+        event: row.event,
+        requestId: row.requestId,
+        accountId: row.accountId,
+      })),
     ),
   };
 }

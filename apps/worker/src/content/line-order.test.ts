@@ -96,6 +96,7 @@ describe('what a commit wakes', () => {
         eventId: row.id,
         event: 'article.update',
         requestId: row.requestId,
+        accountId: row.accountId,
       })),
     });
   });

@@ -21,12 +21,12 @@ export interface Waker {
  * this process dies between that commit and the promotion, nothing is lost: the parked
  * job wakes itself when its delay ends.
  */
-export function createWaker(deps: Pick<WorkerDeps, 'db' | 'queue' | 'logger'>): Waker {
+export function createWaker(deps: Pick<WorkerDeps, 'db' | 'queues' | 'logger'>): Waker {
   const underWay = new Set<Promise<void>>();
   async function wake(lines: Line[], appliedInRuns: JobRef[]): Promise<void> {
     try {
       const heads = lines.length === 0 ? [] : await queuedHeadsOf(deps.db.pool, lines);
-      await promoteParked(deps.queue, [...heads, ...appliedInRuns]);
+      await promoteParked(deps.queues, [...heads, ...appliedInRuns]);
     } catch (error) {
       deps.logger.warn(
         { err: error },

@@ -37,7 +37,7 @@ export async function bullBoardPlugin(app: FastifyInstance, { deps }: { deps: Ap
     // Read-only: retrying or removing a job there would bypass the event's own status in
     // PostgreSQL (a retried job finds its event failed and does nothing). Operators retry
     // and pause from the dashboard, which goes through the operator API.
-    queues: [new BullMQAdapter(deps.queue, { readOnlyMode: true })],
+    queues: deps.queues.all.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'Ingest jobs' } },
   });

@@ -64,12 +64,12 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
         },
       },
       async (request) => {
-        await (pause ? deps.queue.pause() : deps.queue.resume());
+        await deps.queues.pause(pause);
         request.log.warn(
           { operator: request.principal?.accountId },
           pause ? 'queue paused' : 'queue resumed',
         );
-        return { paused: await deps.queue.isPaused() };
+        return { paused: await deps.queues.isPaused() };
       },
     );
   }

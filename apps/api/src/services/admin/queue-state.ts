@@ -2,20 +2,21 @@ import type { QueueState } from '@ingest/contracts';
 import { countWorkers, readMinuteCounts, readQueueDepth } from '@ingest/queue';
 import type { ApiDeps } from '../../deps.js';
 
-type Deps = Pick<ApiDeps, 'queue' | 'redis' | 'config'>;
+type Deps = Pick<ApiDeps, 'queues' | 'redis' | 'config'>;
 
 const HOUR_MINUTES = 60;
 
 /** What the queue holds now, who consumes it, and the last hour's throughput. */
 export async function queueState(deps: Deps): Promise<QueueState> {
-  const { queue, redis } = deps;
+  const { queues, redis } = deps;
   const prefix = deps.config.redis.keyPrefix;
   const [depth, paused, workers, accepted, applied] = await Promise.all([
-    readQueueDepth(queue),
-    queue.isPaused(),
+    readQueueDepth(queues.all),
+    queues.isPaused(),
     // null, not 0, when Redis will not list its clients (CLIENT LIST refused or missing):
     // a 0 would tell the operator that no worker is running.
-    countWorkers(queue),
+    // Every content worker consumes every shard: the first shard's count is theirs.
+    countWorkers(queues.all[0]!),
     readMinuteCounts(redis, prefix, 'accepted', HOUR_MINUTES),
     readMinuteCounts(redis, prefix, 'applied', HOUR_MINUTES),
   ]);

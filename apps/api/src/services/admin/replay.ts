@@ -5,7 +5,7 @@ import { requeueEvent } from '@ingest/queue';
 import type { ApiDeps } from '../../deps.js';
 import { searchConditions } from './event-search.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'queue' | 'config' | 'logger' | 'shares'>;
+type Deps = Pick<ApiDeps, 'db' | 'queues' | 'config' | 'logger' | 'shares'>;
 
 const BULK_LIMIT = 10_000;
 
@@ -23,7 +23,7 @@ async function replay(deps: Deps, where: Prisma.Sql, limit: number): Promise<Req
       weight: deps.shares.shareOf(row.accountId).weight,
     };
     // If Redis is away, the row is queued again anyway: the outbox reconciler delivers it.
-    await requeueEvent(deps.queue, job, deps.config.jobs).catch((error: unknown) =>
+    await requeueEvent(deps.queues, job, deps.config.jobs).catch((error: unknown) =>
       deps.logger.warn(
         { err: error, eventId: row.id },
         'replayed event left to the outbox reconciler',

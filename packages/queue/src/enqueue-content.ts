@@ -1,0 +1,41 @@
+import type { EventName } from '@ingest/contracts';
+import type { ContentQueue } from './content-queue.js';
+import { byShard, type ContentShards } from './content-shards.js';
+import { fairPriorities } from './fair-order.js';
+import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
+
+/** An event to queue, with its account's weight in the fair order. */
+export interface ContentJob {
+  event: EventName;
+  data: ContentJobData & { accountId: string };
+  weight: number;
+}
+
+/**
+ * Queues accepted events in two round trips per shard they fall in, the shards at once:
+ * their places in the fair order (one script call), then the jobs (BullMQ `addBulk`, one
+ * MULTI). The event id is the job id, so adding an event already queued is a no-op.
+ */
+export async function enqueueContentEvents(
+  shards: ContentShards,
+  jobs: ContentJob[],
+  policy: JobPolicy,
+): Promise<void> {
+  const groups = byShard(shards, jobs, (job) => job.data.accountId);
+  await Promise.all([...groups].map(([queue, group]) => enqueueInShard(queue, group, policy)));
+}
+
+async function enqueueInShard(queue: ContentQueue, jobs: ContentJob[], policy: JobPolicy) {
+  if (jobs.length === 0) return;
+  const priorities = await fairPriorities(
+    queue,
+    jobs.map(({ data, weight }) => ({ accountId: data.accountId, weight })),
+  );
+  await queue.addBulk(
+    jobs.map(({ event, data }, index) => ({
+      name: event,
+      data,
+      opts: contentJobOptions(data.eventId, policy, priorities[index] ?? 1),
+    })),
+  );
+}
