@@ -72,6 +72,8 @@ export interface BenchEnvironment {
   cpuHistory: CpuUse[];
 }
 
+const REGISTRATIONS_AT_ONCE = 8;
+
 /**
  * Publisher accounts and their keys, made over HTTP as a publisher would (README,
  * "Accounts"), before anything is measured: `accounts` accounts with `keysEach` keys each.
@@ -82,11 +84,14 @@ export async function createBenchKeys(
   keysEach: number,
 ): Promise<{ keys: BenchKey[]; accounts: BenchAccount[] }> {
   const client = fetchClient(baseUrl);
-  const publishers = await Promise.all(
-    Array.from({ length: accounts }, (_, a) =>
-      createPublisher(client, newAccountFields('bench.example', `bench_${a}`), keysEach),
-    ),
-  );
+  const publishers: Array<Awaited<ReturnType<typeof createPublisher>>> = [];
+  // A few at a time: registrations all at once would meet the API's admission control.
+  for (let from = 0; from < accounts; from += REGISTRATIONS_AT_ONCE) {
+    const batch = Array.from({ length: Math.min(REGISTRATIONS_AT_ONCE, accounts - from) }, (_, i) =>
+      createPublisher(client, newAccountFields('bench.example', `bench_${from + i}`), keysEach),
+    );
+    publishers.push(...(await Promise.all(batch)));
+  }
   const perAccount = publishers.map(({ id, apiKeys }) =>
     apiKeys.map((key): BenchKey => ({ key, accountId: id })),
   );

@@ -13,7 +13,7 @@ export const PHASES = [
   'deliveries',
   'fairness',
   'stored-articles',
-  'pooler',
+  'topology',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -338,6 +338,6 @@ export function parseOptions(argv: string[]): BenchOptions {
   // Storing the articles (about a minute for a million here) and three drains.
   if (phases.has('stored-articles')) plan.watchdogSeconds += 300;
   // Two capacity searches in turns and four drains.
-  if (phases.has('pooler')) plan.watchdogSeconds += 360;
+  if (phases.has('topology')) plan.watchdogSeconds += 420;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

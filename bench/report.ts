@@ -8,7 +8,7 @@ import type { FootprintResult } from './phases/footprint.js';
 import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
 import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
-import type { PoolerResult } from './phases/pooler.js';
+import type { TopologyResult } from './phases/topology.js';
 import type { StoredArticlesResult } from './phases/stored-articles.js';
 import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
@@ -29,7 +29,7 @@ export interface Figures {
   latency?: LatencyResult;
   drain?: DrainFigures;
   storedArticles?: StoredArticlesResult;
-  pooler?: PoolerResult;
+  topology?: TopologyResult;
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
   hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
@@ -237,28 +237,38 @@ function drainRows(add: AddRow, drain: DrainFigures): void {
 /** Drain with the content stored against the empty table: at least this much. */
 export const STORED_DRAIN_TARGET = 0.9;
 
-/** Through a pooler, accept capacity and drain keep at least this much of the direct figures. */
-export const POOLER_TARGET = 0.7;
+/** On the topology, accept capacity and drain keep at least this much of the single node's. */
+export const TOPOLOGY_TARGET = 0.7;
+/** Under load, the busiest master of the cluster runs at most this many times the idlest's commands. */
+export const MASTER_SPREAD_TARGET = 3;
 
-function poolerRows(add: AddRow, { capacity, drains }: PoolerResult): void {
-  const judge = (r: number) => `≥ ${POOLER_TARGET} ${r >= POOLER_TARGET ? 'ok' : 'MISSED'}`;
+function topologyRows(add: AddRow, { capacity, drains, commandsPerMaster }: TopologyResult): void {
+  const judge = (r: number) => `≥ ${TOPOLOGY_TARGET} ${r >= TOPOLOGY_TARGET ? 'ok' : 'MISSED'}`;
   add(
-    'Ingest capacity through PgBouncer 1.18 (transaction mode)',
-    perSecond(capacity.pooled.rate),
-    `${perSecond(capacity.direct.rate)} direct`,
-    ratio(capacity.pooled.rate, capacity.direct.rate),
-    judge(capacity.pooled.rate / capacity.direct.rate),
+    'Ingest capacity on the topology (PgBouncer 1.18, 3-master Redis Cluster)',
+    perSecond(capacity.topology.rate),
+    `${perSecond(capacity.single.rate)} single node`,
+    ratio(capacity.topology.rate, capacity.single.rate),
+    judge(capacity.topology.rate / capacity.single.rate),
   );
-  const pooled = drains.pooled.rate;
-  const direct = drains.direct.rate;
   const runs = (results: Array<{ rate: number }>) =>
     results.map((run) => perSecond(run.rate)).join(', ');
   add(
-    `Drain, 1 worker, through PgBouncer, mean of ${runs(drains.pooledRuns)}`,
-    perSecond(pooled),
-    `${perSecond(direct)} direct (${runs(drains.directRuns)})`,
-    ratio(pooled, direct),
-    judge(pooled / direct),
+    `Drain, 1 worker, on the topology, mean of ${runs(drains.topologyRuns)}`,
+    perSecond(drains.topology.rate),
+    `${perSecond(drains.single.rate)} single node (${runs(drains.singleRuns)})`,
+    ratio(drains.topology.rate, drains.single.rate),
+    judge(drains.topology.rate / drains.single.rate),
+  );
+  const busiest = Math.max(...commandsPerMaster);
+  const idlest = Math.min(...commandsPerMaster);
+  const spread = busiest / Math.max(1, idlest);
+  add(
+    "Redis commands per master during the topology's drains",
+    commandsPerMaster.map((count) => count.toLocaleString('en')).join(' / '),
+    'the idlest master',
+    ratio(busiest, Math.max(1, idlest)),
+    `≤ ${MASTER_SPREAD_TARGET} ${spread <= MASTER_SPREAD_TARGET ? 'ok' : 'MISSED'}`,
   );
 }
 
@@ -303,7 +313,7 @@ export function tableRows(figures: Figures): Row[] {
   }
   if (drain) drainRows(add, drain);
   if (figures.storedArticles) storedArticlesRows(add, figures.storedArticles);
-  if (figures.pooler) poolerRows(add, figures.pooler);
+  if (figures.topology) topologyRows(add, figures.topology);
   if (deliveries) deliveryRows(add, deliveries);
   if (lag) {
     add(

@@ -11,7 +11,7 @@ import { measureCli } from './phases/cli.js';
 import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
 import { measureStoredArticles } from './phases/stored-articles.js';
-import { measurePooler } from './phases/pooler.js';
+import { measureTopology } from './phases/topology.js';
 import { measureFairness } from './phases/fairness.js';
 import { measureFootprint } from './phases/footprint.js';
 import { measureHistory, newHistoryResult } from './phases/history.js';
@@ -89,8 +89,8 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
   }
   if (phases.has('drain')) figures.drain = await measureDrain(env);
   if (phases.has('stored-articles')) figures.storedArticles = await measureStoredArticles(env);
-  if (phases.has('pooler'))
-    figures.pooler = await measurePooler(env, figures.capacity?.service.rate);
+  if (phases.has('topology'))
+    figures.topology = await measureTopology(env, figures.capacity?.service.rate);
   if (phases.has('lag')) figures.lag = await measureLag(env);
   if (phases.has('hot-slugs')) figures.hotSlugs = await measureHotSlugs(env);
   if (phases.has('footprint')) {

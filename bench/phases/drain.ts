@@ -91,6 +91,8 @@ export interface DrainOptions {
   prepare?: () => Promise<void>;
   /** Count only events received since: the log holds others, finished before the run. */
   countFrom?: Date;
+  /** The API the queue is filled through, when not `side`'s own (another topology's). */
+  fillThrough?: RunningHttp;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function drainOnce(
   const { deadlineSeconds = env.options.plan.drainDeadlineSeconds } = options;
   await env.reset();
   await options.prepare?.();
-  const target = side === 'service' ? env.api : env.floor;
+  const target = options.fillThrough ?? (side === 'service' ? env.api : env.floor);
   const { accepted, mix } = await fillQueue(env, side, target, events, eventMix);
   const running = await Promise.all(workers.map((worker) => worker.start()));
   const startMeter = () =>

@@ -1,18 +1,25 @@
 // The system under test, all of it private to this run: a PostgreSQL cluster and a
 // redis-server on free ports (the machine's shared servers are never touched), one API
 // process and several worker processes, real `node --import tsx` processes that can be
-// killed, stopped and started again.
+// killed, stopped and started again. Or the topology: a Redis Cluster (3 masters with a
+// replica each), PgBouncer in front of PostgreSQL, a streaming read replica, two APIs.
 import { randomBytes } from 'node:crypto';
 import {
   freePort,
   ProcessGroup,
   startPrivateRedis,
+  startPrivateRedisCluster,
   typeScriptEntry,
   type PrivateRedis,
+  type PrivateRedisCluster,
   type RunningProcess,
 } from '@ingest/test-harness';
 import { startPgBouncer, type PrivatePgBouncer } from '@ingest/test-harness/pgbouncer';
-import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
+import {
+  startPrivatePostgres,
+  startPrivateReplica,
+  type PrivatePostgres,
+} from '@ingest/test-harness/private-postgres';
 import pg from 'pg';
 import { WEBHOOK_ENV } from './webhook-receivers.js';
 
@@ -28,12 +35,16 @@ const WORKER = {
 export interface Cluster {
   /** The first API's address: set-up, receipts and checks go there. */
   baseUrl: string;
-  /** Every API's address (two with `pooled`); the bots spread their calls over them. */
+  /** Every API's address (two on the topology); the bots spread their calls over them. */
   baseUrls: string[];
   postgres: PrivatePostgres;
-  /** With `pooled`: PgBouncer in transaction mode, between every process and PostgreSQL. */
+  /** On the topology: PgBouncer in transaction mode, between every process and PostgreSQL. */
   pooler?: PrivatePgBouncer;
-  redis: PrivateRedis;
+  /** On the topology: the streaming replica the APIs read from (DATABASE_READ_URL). */
+  replica?: PrivatePostgres;
+  /** A single Redis; on the topology, `redisCluster` instead. */
+  redis?: PrivateRedis;
+  redisCluster?: PrivateRedisCluster;
   /** A pool on the private database for the ledger checks; it survives restarts. */
   db: pg.Pool;
   workerCount: number;
@@ -61,37 +72,50 @@ export async function startCluster(options: {
   workers: number;
   log: (line: string) => void;
   /**
-   * The topology: API and workers through PgBouncer (DATABASE_URL; LISTEN and upkeep
-   * direct), and two APIs instead of one.
+   * The topology: a Redis Cluster; API and workers through PgBouncer (DATABASE_URL;
+   * LISTEN and upkeep direct); a read replica; two APIs instead of one.
    */
-  pooled?: boolean;
+  topology?: boolean;
 }) {
+  const topology = options.topology === true;
   // On a loaded machine a start can miss its 20 s deadline: it is tried once more.
   const processes = new ProcessGroup({ log: options.log, startAttempts: 2 });
   let postgres: PrivatePostgres | undefined;
   let redis: PrivateRedis | undefined;
+  let redisCluster: PrivateRedisCluster | undefined;
   let pooler: PrivatePgBouncer | undefined;
+  let replica: PrivatePostgres | undefined;
   let db: pg.Pool | undefined;
 
   const destroy = async () => {
     await processes.stopAll('SIGKILL');
     await db?.end().catch(() => {});
     await redis?.stop().catch(() => {});
+    await redisCluster?.destroy().catch(() => {});
     await pooler?.destroy().catch(() => {});
+    await replica?.destroy().catch(() => {});
     await postgres?.destroy().catch(() => {});
   };
 
   try {
-    [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    if (options.pooled === true) pooler = await startPgBouncer(postgres.url);
-    const ports = await Promise.all(
-      Array.from({ length: options.pooled === true ? 2 : 1 }, () => freePort()),
-    );
+    postgres = await startPrivatePostgres();
+    if (topology) {
+      [redisCluster, pooler, replica] = await Promise.all([
+        startPrivateRedisCluster({ masters: 3 }),
+        startPgBouncer(postgres.url),
+        startPrivateReplica(postgres),
+      ]);
+    } else {
+      redis = await startPrivateRedis();
+    }
+    const ports = await Promise.all(Array.from({ length: topology ? 2 : 1 }, () => freePort()));
     const shared = {
       DATABASE_URL: pooler?.urlFor(postgres.url) ?? postgres.url,
       DATABASE_DIRECT_URL: postgres.url,
       DATABASE_POOL_SIZE: '10',
-      REDIS_URL: redis.url,
+      ...(redisCluster === undefined
+        ? { REDIS_URL: redis!.url }
+        : { REDIS_CLUSTER_NODES: redisCluster.nodes.join(',') }),
       REDIS_KEY_PREFIX: 'faults',
       LOG_LEVEL: 'info',
       JOB_BACKOFF_MS: '200',
@@ -100,6 +124,7 @@ export async function startCluster(options: {
     };
     const apiEnv = {
       ...shared,
+      ...(replica === undefined ? {} : { DATABASE_READ_URL: replica.url }),
       // The same secret in every API: a token from one is good at the other.
       JWT_SECRET: randomBytes(48).toString('base64'),
       RATE_LIMIT_REGISTER_PER_IP_PER_HOUR: '100000',
@@ -148,7 +173,9 @@ export async function startCluster(options: {
       baseUrls: ports.map((port) => `http://127.0.0.1:${port}`),
       postgres,
       ...(pooler === undefined ? {} : { pooler }),
-      redis,
+      ...(replica === undefined ? {} : { replica }),
+      ...(redis === undefined ? {} : { redis }),
+      ...(redisCluster === undefined ? {} : { redisCluster }),
       db,
       workerCount: options.workers,
       unexpectedExits: processes.crashes,

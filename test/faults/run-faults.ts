@@ -1,6 +1,7 @@
-// `pnpm test:faults [--quick] [--pooled] [--only=a,b] [--seed=N] [--logs]`: the fault-injection
-// suite. It starts a private PostgreSQL and Redis, an API and two workers (with --pooled, PgBouncer
-// in front of the PostgreSQL and two APIs), then for each scenario
+// `pnpm test:faults [--quick] [--topology] [--only=a,b] [--seed=N] [--logs]`: the fault-injection
+// suite. It starts a private PostgreSQL and Redis, an API and two workers (with --topology: a
+// Redis Cluster of 3 masters with a replica each, PgBouncer in front of PostgreSQL, a read
+// replica, two APIs and three workers), then for each scenario
 // sends a bot's traffic while injecting one fault, and checks that every accepted event
 // was applied exactly once, in order. Exits 1 if anything was lost, doubled or wrong.
 import { fileURLToPath } from 'node:url';
@@ -13,9 +14,9 @@ import { SCENARIOS } from './scenarios.js';
 import { SPREAD_MIX } from './workload.js';
 
 const args = process.argv.slice(2);
-const pooled = args.includes('--pooled');
+const topology = args.includes('--topology');
 const RESULTS_PATH = fileURLToPath(
-  new URL(pooled ? './results/latest-pooled.md' : './results/latest.md', import.meta.url),
+  new URL(topology ? './results/latest-topology.md' : './results/latest.md', import.meta.url),
 );
 const LOGS_DIR = fileURLToPath(new URL('./results/logs/', import.meta.url));
 // A run that hangs must still clean up and fail, well before CI's own timeout.
@@ -85,7 +86,7 @@ watchdog.unref();
 async function main(): Promise<boolean> {
   const scenarios = SCENARIOS.filter(
     (scenario) =>
-      (pooled || !scenario.pooledOnly) &&
+      (scenario.only === undefined || scenario.only === (topology ? 'topology' : 'single')) &&
       (only ? only.includes(scenario.name) : !(quick && scenario.fullOnly)),
   );
   if (scenarios.length === 0) throw new Error(`no scenario matches --only=${only?.join(',')}`);
@@ -93,12 +94,15 @@ async function main(): Promise<boolean> {
     `mode ${quick ? 'quick' : 'full'}, seed ${seed}, scenarios: ${scenarios.map((s) => s.name).join(', ')}`,
   );
   log(
-    `starting private PostgreSQL${pooled ? ', PgBouncer in front of it,' : ''} and Redis, ${pooled ? '2 APIs' : 'the API'} and 2 workers`,
+    topology
+      ? 'starting the topology: private PostgreSQL with a read replica and PgBouncer, a Redis Cluster (3 masters, 3 replicas), 2 APIs and 3 workers'
+      : 'starting private PostgreSQL and Redis, the API and 2 workers',
   );
-  starting = startCluster({ workers: 2, log, pooled });
+  starting = startCluster({ workers: topology ? 3 : 2, log, topology });
   const cluster = await starting;
+  const redisAt = cluster.redisCluster?.nodes.join(',') ?? cluster.redis?.url;
   log(
-    `ready: API on ${cluster.baseUrl}, PostgreSQL ${cluster.postgres.url}, Redis ${cluster.redis.url}`,
+    `ready: API on ${cluster.baseUrls.join(', ')}, PostgreSQL ${cluster.postgres.url}, Redis ${redisAt}`,
   );
 
   const results: ScenarioResult[] = [];
@@ -134,7 +138,7 @@ async function main(): Promise<boolean> {
   const details = findings(results);
   if (details.length > 0) console.log(`${details.join('\n')}\n`);
   await writeResults(RESULTS_PATH, results, {
-    mode: `${quick ? 'quick' : 'full'}${pooled ? ', through PgBouncer 1.18 (transaction mode), two APIs' : ''}`,
+    mode: `${quick ? 'quick' : 'full'}${topology ? ', on the topology: Redis Cluster (3 masters, 3 replicas), PgBouncer 1.18 (transaction mode), a read replica, two APIs, three workers' : ''}`,
     seed,
     provenance,
     wallMs,

@@ -30,8 +30,11 @@ export interface Scenario {
   fault: string;
   /** Only in the full run (`--quick` leaves it out). */
   fullOnly?: boolean;
-  /** Only on the topology (`--pooled`): PgBouncer in front of PostgreSQL, and two APIs. */
-  pooledOnly?: boolean;
+  /**
+   * Only on a single node (a single Redis), or only on the topology (`--topology`: a
+   * Redis Cluster, PgBouncer, a read replica, two APIs). Unset: on both.
+   */
+  only?: 'single' | 'topology';
   /** Its own traffic, by mode; without it, the run's (many slugs, a few events each). */
   shape?: Record<'quick' | 'full', WorkloadShape>;
   inject(context: FaultContext): Promise<void>;
@@ -126,11 +129,14 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'redis-restart',
     fault: 'redis-server killed, down for the outage, restarted empty (no persistence)',
+    only: 'single',
     async inject({ cluster, log, outageMs }) {
+      const { redis } = cluster;
+      if (redis === undefined) throw new Error('redis-restart needs a single Redis');
       log(`Redis down for ${outageMs} ms`);
-      await cluster.redis.stop();
+      await redis.stop();
       await sleep(outageMs);
-      await cluster.redis.start();
+      await redis.start();
       log('Redis back, empty');
     },
   },
@@ -160,10 +166,10 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'pgbouncer-restart',
     fault: 'PgBouncer killed (every pooled connection drops), down for the outage, restarted',
-    pooledOnly: true,
+    only: 'topology',
     async inject({ cluster, log, outageMs }) {
       const { pooler } = cluster;
-      if (pooler === undefined) throw new Error('pgbouncer-restart needs the pooled cluster');
+      if (pooler === undefined) throw new Error('pgbouncer-restart needs the topology');
       log(`PgBouncer down for ${outageMs} ms`);
       await pooler.stop();
       await sleep(outageMs);
@@ -175,13 +181,59 @@ export const SCENARIOS: Scenario[] = [
     name: 'api-one-of-two-sigkill',
     fault:
       'SIGKILL one of the two APIs mid-request, left down for the outage (the bots retry on the other), then started again',
-    pooledOnly: true,
+    only: 'topology',
     async inject({ cluster, log, outageMs }) {
       log(`SIGKILL API 2 for ${outageMs} ms`);
       await cluster.stopApi(1, 'SIGKILL');
       await sleep(outageMs);
       await cluster.startApi(1);
       log('API 2 listening again');
+    },
+  },
+  {
+    name: 'redis-master-failover',
+    fault:
+      'SIGKILL a Redis master mid-load (its in-memory data gone); its replica is promoted; the old master restarts as a replica',
+    only: 'topology',
+    async inject({ cluster, log }) {
+      const { redisCluster } = cluster;
+      if (redisCluster === undefined) throw new Error('redis-master-failover needs a cluster');
+      // The master that has served the most commands: the one the load leans on most.
+      const masters = (await redisCluster.state()).filter((node) => node.role === 'master');
+      const victim = masters.sort((a, b) => b.commandsProcessed - a.commandsProcessed)[0]!;
+      log(`SIGKILL Redis master :${victim.port}`);
+      const killedAt = Date.now();
+      await redisCluster.kill(victim.port);
+      await redisCluster.waitUntilHealthy(30_000);
+      log(`every slot served again after ${Date.now() - killedAt} ms (replica promoted)`);
+      await redisCluster.restart(victim.port);
+      log(`:${victim.port} back, as a replica`);
+    },
+  },
+  {
+    name: 'replica-stop',
+    fault:
+      'the read replica stopped for the outage: public reads fall back to the primary, then return to the replica',
+    only: 'topology',
+    async inject({ cluster, log, outageMs }) {
+      const { replica } = cluster;
+      if (replica === undefined) throw new Error('replica-stop needs the topology');
+      log(`read replica down for ${outageMs} ms`);
+      await replica.stop('immediate');
+      // The APIs notice within their lag check (every second); from then on every public
+      // read must be answered from the primary.
+      await sleep(2_000);
+      const failed: string[] = [];
+      for (const baseUrl of cluster.baseUrls) {
+        const response = await fetch(`${baseUrl}/api/articles?limit=5`);
+        if (response.status !== 200) failed.push(`${baseUrl}: ${response.status}`);
+      }
+      await sleep(Math.max(0, outageMs - 2_000));
+      await replica.start();
+      log('read replica back');
+      if (failed.length > 0) {
+        throw new Error(`public reads failed with the replica down: ${failed.join(', ')}`);
+      }
     },
   },
   {

@@ -33,6 +33,8 @@ export interface PrivateRedisCluster {
    * replica is in sync, within `timeoutMs`.
    */
   waitUntilHealthy(timeoutMs?: number): Promise<void>;
+  /** Empties every master (FLUSHALL): a run's leftovers gone before the next. */
+  flush(): Promise<void>;
   destroy(): Promise<void>;
 }
 
@@ -140,24 +142,31 @@ export async function startPrivateRedisCluster(
     throw error;
   }
 
+  async function state(): Promise<ClusterNodeState[]> {
+    const states: ClusterNodeState[] = [];
+    for (const port of ports) {
+      const info = await ask(port, (c) => c.info()).catch(() => undefined);
+      if (info === undefined) continue;
+      states.push({
+        port,
+        role: infoField(info, 'role') === 'master' ? 'master' : 'slave',
+        commandsProcessed: Number(infoField(info, 'total_commands_processed') ?? 0),
+      });
+    }
+    return states;
+  }
+
   return {
     nodes: ports.map((port) => `127.0.0.1:${port}`),
-    async state() {
-      const states: ClusterNodeState[] = [];
-      for (const port of ports) {
-        const info = await ask(port, (c) => c.info()).catch(() => undefined);
-        if (info === undefined) continue;
-        states.push({
-          port,
-          role: infoField(info, 'role') === 'master' ? 'master' : 'slave',
-          commandsProcessed: Number(infoField(info, 'total_commands_processed') ?? 0),
-        });
-      }
-      return states;
-    },
+    state,
     kill,
     restart: start,
     waitUntilHealthy: (timeoutMs = 20_000) => waitFor('every slot served', timeoutMs, healthy),
+    async flush() {
+      for (const node of await state()) {
+        if (node.role === 'master') await ask(node.port, (c) => c.flushall());
+      }
+    },
     async destroy() {
       await Promise.all(ports.map(kill));
       rmSync(root, { recursive: true, force: true });
