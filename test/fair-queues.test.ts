@@ -82,11 +82,12 @@ describe('fair queues between accounts', () => {
     });
     await api.deps.queues.pause(true);
     const ids = await acceptMany(capped.key, 150);
-    await api.deps.queues.pause(false);
-    // Started after the cap was set: each reads the accounts' shares when it starts.
+    // Started after the cap was set (each reads the accounts' shares when it starts), and
+    // both before the queue resumes: one started alone could drain it before the other is up.
     for (let i = 0; i < 2; i += 1) {
       workers.push(await startWorkerProcess(api.tag, { WORKER_CONCURRENCY: '16' }));
     }
+    await api.deps.queues.pause(false);
 
     let mostAtOnce = 0;
     while ((await finishedOf(capped.id)) < ids.length) {
