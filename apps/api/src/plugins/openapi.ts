@@ -221,9 +221,19 @@ export const openapiPlugin = fp(
         withRequestIdRequired(withoutUnreachableSchemas(jsonSchemaTransformObject(input))),
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    // Self-hosted: nothing on the page may reach outside this server. Scalar's cloud
+    // features (its AI agent, MCP generation, the developer tools' deploy), its telemetry
+    // and its web fonts (from fonts.scalar.com) are off; the script is served from here.
     await app.register(scalarReference, {
       routePrefix: '/docs',
-      configuration: { url: '/openapi.json' },
+      configuration: {
+        url: '/openapi.json',
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: 'never',
+        telemetry: false,
+        withDefaultFonts: false,
+      },
     });
   },
   { name: 'openapi' },
