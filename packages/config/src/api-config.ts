@@ -29,6 +29,11 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   HOST: z.string().trim().min(1).default('127.0.0.1'),
   PORT: envInteger(3000, { min: 0, max: 65535 }),
   TRUST_PROXY: envBoolean(false),
+  /**
+   * When set, GET /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`: the API's
+   * port is the public one. Unset: it answers anyone who reaches the API.
+   */
+  METRICS_TOKEN: z.string().trim().min(16, 'must be at least 16 characters').optional(),
   /** Required: `pnpm start` makes one for a local checkout (scripts/start-local.mjs). */
   JWT_SECRET: JwtSecretSchema,
   JWT_EXPIRES_IN_SECONDS: envInteger(3600, { min: 60, max: 30 * 24 * 3600 }),
@@ -72,6 +77,7 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
     ...shared,
     webhooks: { ...shared.webhooks, endpointQuota: env.WEBHOOK_ENDPOINT_QUOTA },
     http: { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
+    metrics: { token: env.METRICS_TOKEN ?? null },
     auth: {
       jwtSecret: env.JWT_SECRET,
       jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,

@@ -87,6 +87,15 @@ describe('loadApiConfig', () => {
     expect(() => loadWorkerConfig({ REDIS_QUEUE_SHARDS: '0' })).toThrow(/REDIS_QUEUE_SHARDS/);
   });
 
+  it('reads METRICS_TOKEN, and refuses one too short to be a secret', () => {
+    expect(loadApiConfig({ JWT_SECRET: SECRET }).metrics.token).toBeNull();
+    const token = 'm'.repeat(16);
+    expect(loadApiConfig({ JWT_SECRET: SECRET, METRICS_TOKEN: token }).metrics.token).toBe(token);
+    expect(() => loadApiConfig({ JWT_SECRET: SECRET, METRICS_TOKEN: 'short' })).toThrow(
+      /METRICS_TOKEN must be at least 16 characters/,
+    );
+  });
+
   it('lists every problem in one error', () => {
     let error: unknown;
     try {

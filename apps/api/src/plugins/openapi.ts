@@ -199,6 +199,11 @@ export const openapiPlugin = fp(
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
             apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' },
             adminSession: { type: 'apiKey', in: 'cookie', name: 'ingest_admin' },
+            metricsToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'METRICS_TOKEN, when the operator set one (GET /metrics only)',
+            },
           },
         },
         tags: [

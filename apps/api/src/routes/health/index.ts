@@ -1,7 +1,10 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { checkReadiness } from '@ingest/observability';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
+import { unauthenticated } from '../../access/challenges.js';
 import { json } from '../../plugins/openapi-responses.js';
 
 const ReadinessSchema = z
@@ -13,6 +16,23 @@ const ReadinessSchema = z
 
 // Probes and scrapes must get through when the API refuses requests: that is when they matter.
 const neverRefused = { admission: false as const };
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * With METRICS_TOKEN set, a scrape must send it as a bearer token. Compared as digests
+ * in constant time: how much of a guess matched must not show in the answer's timing.
+ */
+function metricsGuard(token: string | null) {
+  if (token === null) return undefined;
+  const expected = digest(token);
+  return async (request: FastifyRequest) => {
+    const sent = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (sent === undefined || !timingSafeEqual(digest(sent), expected)) {
+      throw unauthenticated('/metrics needs the METRICS_TOKEN', 'Bearer realm="metrics"');
+    }
+  };
+}
 
 /** /health/live, /health/ready and /metrics: for orchestrators and Prometheus. */
 export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -55,14 +75,17 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app
     },
   );
 
+  const guard = metricsGuard(deps.config.metrics.token);
   app.get(
     '/metrics',
     {
       config: neverRefused,
+      ...(guard === undefined ? {} : { preHandler: guard }),
       schema: {
         operationId: 'getMetrics',
         summary: 'Prometheus metrics (text exposition format)',
         tags: ['operations'],
+        security: guard === undefined ? [] : [{ metricsToken: [] }],
         response: {
           200: {
             description: 'The Prometheus text exposition format',
