@@ -53,6 +53,11 @@ describe('/metrics behind METRICS_TOKEN', () => {
     const open = await startTestApi();
     try {
       expect((await open.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+      // Nor is the scheme declared where nothing uses it.
+      const document = (await open.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+        components: { securitySchemes: Record<string, unknown> };
+      }>();
+      expect(document.components.securitySchemes).not.toHaveProperty('metricsToken');
     } finally {
       await open.close();
     }

@@ -90,7 +90,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(authenticationPlugin, { deps });
 
   await app.register(strictQueryPlugin);
-  await app.register(openapiPlugin);
+  await app.register(openapiPlugin, { metricsToken: deps.config.metrics.token !== null });
   await app.register(authRoutes, { prefix: '/api/auth', deps });
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
   await app.register(endpointRoutes, { prefix: '/api/webhooks/endpoints', deps });

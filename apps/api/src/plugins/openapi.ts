@@ -181,7 +181,8 @@ function withRequestIdRequired(document: OpenApiDocument): OpenApiDocument {
  * registered before the routes: @fastify/swagger learns them as they are added.
  */
 export const openapiPlugin = fp(
-  async (app: FastifyInstance) => {
+  // metricsToken: whether METRICS_TOKEN is set, and so whether /metrics is secured by it.
+  async (app: FastifyInstance, options: { metricsToken: boolean }) => {
     await app.register(fastifySwagger, {
       openapi: {
         openapi: '3.1.0',
@@ -199,11 +200,15 @@ export const openapiPlugin = fp(
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
             apiKeyAuth: { type: 'apiKey', in: 'header', name: 'x-api-key' },
             adminSession: { type: 'apiKey', in: 'cookie', name: 'ingest_admin' },
-            metricsToken: {
-              type: 'http',
-              scheme: 'bearer',
-              description: 'METRICS_TOKEN, when the operator set one (GET /metrics only)',
-            },
+            ...(options.metricsToken
+              ? {
+                  metricsToken: {
+                    type: 'http',
+                    scheme: 'bearer',
+                    description: 'METRICS_TOKEN, which the operator set (GET /metrics only)',
+                  },
+                }
+              : {}),
           },
         },
         tags: [
