@@ -98,15 +98,16 @@ export async function startCluster(options: {
   };
 
   try {
-    postgres = await startPrivatePostgres();
+    [postgres, redis] = await Promise.all([
+      startPrivatePostgres(),
+      topology ? undefined : startPrivateRedis(),
+    ]);
     if (topology) {
       [redisCluster, pooler, replica] = await Promise.all([
         startPrivateRedisCluster({ masters: 3 }),
         startPgBouncer(postgres.url),
         startPrivateReplica(postgres),
       ]);
-    } else {
-      redis = await startPrivateRedis();
     }
     const ports = await Promise.all(Array.from({ length: topology ? 2 : 1 }, () => freePort()));
     const shared = {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
-/** Environment values are strings; these turn them into typed settings with defaults. */
-export const envInteger = (fallback: number, bounds: { min?: number; max?: number } = {}) =>
+type Bounds = { min?: number; max?: number };
+
+const integerField = (bounds: Bounds) =>
   z
     .string()
     .trim()
@@ -13,8 +14,14 @@ export const envInteger = (fallback: number, bounds: { min?: number; max?: numbe
         .int()
         .min(bounds.min ?? 0)
         .max(bounds.max ?? Number.MAX_SAFE_INTEGER),
-    )
-    .default(fallback);
+    );
+
+/** Environment values are strings; these turn them into typed settings with defaults. */
+export const envInteger = (fallback: number, bounds: Bounds = {}) =>
+  integerField(bounds).default(fallback);
+
+/** An integer that may be left unset (undefined then), for a default that depends on others. */
+export const envOptionalInteger = (bounds: Bounds = {}) => integerField(bounds).optional();
 
 /** A comma-separated list, its entries trimmed and the empty ones dropped. */
 export const commaList = (value: string): string[] =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commaList, envUrl } from './env-fields.js';
+import { commaList, envOptionalInteger, envUrl } from './env-fields.js';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 const REDIS_PROTOCOLS = ['redis:', 'rediss:'];
@@ -56,13 +56,7 @@ export const RedisEnvSchema = z.object({
    * cluster they are what spreads the queue's load over the masters. Default: 1 on a
    * single Redis (the queue `content-events`, as ever), 6 on a cluster.
    */
-  REDIS_QUEUE_SHARDS: z
-    .string()
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(64))
-    .optional(),
+  REDIS_QUEUE_SHARDS: envOptionalInteger({ min: 1, max: 64 }),
   /** Prefix of every Redis key this deployment writes; lets environments share a server. */
   REDIS_KEY_PREFIX: z
     .string()

@@ -26,7 +26,6 @@ export async function enqueueContentEvents(
 }
 
 async function enqueueInShard(queue: ContentQueue, jobs: ContentJob[], policy: JobPolicy) {
-  if (jobs.length === 0) return;
   const priorities = await fairPriorities(
     queue,
     jobs.map(({ data, weight }) => ({ accountId: data.accountId, weight })),

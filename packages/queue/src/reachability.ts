@@ -1,6 +1,5 @@
 import { redactUrlPassword } from '@ingest/config';
-import { Cluster, Redis } from 'ioredis';
-import { credentialsOf, type RedisTarget } from './redis-connection.js';
+import { openRedis, type RedisTarget } from './redis-connection.js';
 
 const describe = (target: RedisTarget): string =>
   target.cluster === null
@@ -12,24 +11,19 @@ const advice = (target: RedisTarget): string =>
     ? 'start it (`docker compose up -d redis`, or `redis-server`) or set REDIS_URL'
     : 'check that its nodes are up and that REDIS_CLUSTER_NODES names them';
 
-function probe(target: RedisTarget, timeoutMs: number): Redis | Cluster {
-  const once = {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  };
-  const { cluster } = target;
-  if (cluster === null) return new Redis(target.url, once);
-  const { enableOfflineQueue, lazyConnect, ...perNode } = once;
-  return new Cluster(cluster.nodes, {
-    lazyConnect,
-    enableOfflineQueue,
-    clusterRetryStrategy: () => null,
-    redisOptions: { ...perNode, ...credentialsOf(cluster) },
-  });
-}
+/** One try, no retries, connected by the caller. */
+const probe = (target: RedisTarget, timeoutMs: number) =>
+  openRedis(
+    target,
+    {
+      lazyConnect: true,
+      connectTimeout: timeoutMs,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    },
+    { lazyConnect: true, clusterRetryStrategy: () => null },
+  );
 
 /**
  * Resolves when Redis answers PING within `timeoutMs`; otherwise rejects with an Error

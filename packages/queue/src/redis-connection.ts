@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { RedisSettings } from '@ingest/config';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 
 /** A single Redis or a Redis Cluster: BullMQ, the rate limits and our scripts take either. */
 export type RedisClient = Redis | Cluster;
@@ -26,13 +26,22 @@ const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
 const retryStrategy = (attempt: number): number => Math.min(50 * 2 ** attempt, 2_000);
 
 /** The credentials and TLS every node of a cluster is reached with. */
-export const credentialsOf = (cluster: NonNullable<RedisTarget['cluster']>): RedisOptions => ({
+const credentialsOf = (cluster: NonNullable<RedisTarget['cluster']>): RedisOptions => ({
   ...(cluster.username === undefined ? {} : { username: cluster.username }),
   ...(cluster.password === undefined ? {} : { password: cluster.password }),
   ...(cluster.tls ? { tls: {} } : {}),
 });
 
-function connect(target: RedisTarget | string, options: RedisOptions): RedisClient {
+/**
+ * A client of a single Redis or of a cluster, from one set of options. On a cluster the
+ * offline queue and auto-pipelining are the cluster client's, with `clusterOptions`; the
+ * other options, and the cluster's credentials, go to each node's connection.
+ */
+export function openRedis(
+  target: RedisTarget | string,
+  options: RedisOptions,
+  clusterOptions: ClusterOptions = {},
+): RedisClient {
   if (typeof target === 'string') return new Redis(target, options);
   const { cluster } = target;
   if (cluster === null) return new Redis(target.url, options);
@@ -40,14 +49,18 @@ function connect(target: RedisTarget | string, options: RedisOptions): RedisClie
   return new Cluster(cluster.nodes, {
     enableOfflineQueue,
     enableAutoPipelining,
-    clusterRetryStrategy: retryStrategy,
-    // A master that died is replaced by its replica within the cluster's node timeout;
-    // commands sent meanwhile wait for the new slot map rather than fail at once.
-    retryDelayOnClusterDown: 200,
-    retryDelayOnFailover: 200,
+    ...clusterOptions,
     redisOptions: { ...perNode, ...credentialsOf(cluster) },
   });
 }
+
+const CLUSTER_OPTIONS: ClusterOptions = {
+  clusterRetryStrategy: retryStrategy,
+  // A master that died is replaced by its replica within the cluster's node timeout;
+  // commands sent meanwhile wait for the new slot map rather than fail at once.
+  retryDelayOnClusterDown: 200,
+  retryDelayOnFailover: 200,
+};
 
 /** A connection to a single Redis by its URL (tools and tests), or to where Redis is. */
 export function createRedisConnection(
@@ -68,13 +81,11 @@ export function createRedisConnection(
   connectionName: string,
   options: RedisOptions = {},
 ): RedisClient {
-  const redis = connect(target, {
-    ...ROLE_OPTIONS[role],
-    ...options,
-    connectionName,
-    retryStrategy,
-    lazyConnect: false,
-  });
+  const redis = openRedis(
+    target,
+    { ...ROLE_OPTIONS[role], ...options, connectionName, retryStrategy, lazyConnect: false },
+    CLUSTER_OPTIONS,
+  );
   // Connection errors are reported by the commands that fail; an unhandled 'error'
   // event would instead crash the process while ioredis is reconnecting.
   redis.on('error', () => {});
