@@ -12,6 +12,7 @@ import { createContentShards, createDeliveryQueue } from '@ingest/queue';
 import { createApplyBatcher } from '@ingest/worker/content/apply-batcher';
 import { createWaker } from '@ingest/worker/content/order-wake';
 import { createCategoryCache, routeEvent } from '@ingest/worker/content/processors';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import { accept, articleData, uniqueSlug } from './support/content.js';
@@ -65,6 +66,7 @@ describe('the apply batcher', () => {
         attempt,
         log: logger,
         routed: routeEvent(deps.schemas, row, config.content, logger),
+        trace: ROOT_CONTEXT,
       });
     }
     expect(runs.map((run) => run.attempt)).toEqual([1, 2]);
@@ -92,7 +94,7 @@ describe('the apply batcher', () => {
         eventIds.map((id) => {
           const { row, attempt } = claimed(claims.get(id));
           const routed = routeEvent(deps.schemas, row, deps.config.content, deps.logger);
-          return batcher.apply({ row, attempt, log: deps.logger, routed });
+          return batcher.apply({ row, attempt, log: deps.logger, routed, trace: ROOT_CONTEXT });
         }),
       );
     };

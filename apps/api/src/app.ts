@@ -20,6 +20,7 @@ import { openapiPlugin } from './plugins/openapi.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { strictQueryPlugin } from './plugins/strict-query.js';
+import { tracingPlugin } from './plugins/tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
 import { endpointRoutes } from './routes/endpoints/index.js';
@@ -70,6 +71,7 @@ export async function buildApp(deps: ApiDeps) {
   app.setSerializerCompiler(serializerCompiler);
 
   // Cross-cutting behaviour first, so that it covers every route registered after it.
+  if (deps.config.tracing.enabled) await app.register(tracingPlugin);
   await app.register(requestIdPlugin);
   await app.register(gracefulClosePlugin);
   await app.register(errorHandlerPlugin);

@@ -10,12 +10,14 @@ import {
 } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
+import { traceFields } from '@ingest/observability';
 import {
   connectRedis,
   createContentShards,
   createDeliveryQueue,
   createMinuteCounter,
   createShareBook,
+  queueTelemetry,
   warnUnlessNoEviction,
   type RedisClient,
 } from '@ingest/queue';
@@ -59,7 +61,13 @@ export async function createApiRuntime(
   config: ApiConfig,
   options: ApiRuntimeOptions = {},
 ): Promise<ApiRuntime> {
-  const logger = options.logger ?? createLogger({ level: config.log.level, name: 'api' });
+  const logger =
+    options.logger ??
+    createLogger({
+      level: config.log.level,
+      name: 'api',
+      ...(config.tracing.enabled ? { mixin: traceFields } : {}),
+    });
   const name = options.connectionName ?? 'ingest-api';
   const db = createDatabase(config.database);
   await reportPoolerSessions(db, logger);
@@ -73,14 +81,17 @@ export async function createApiRuntime(
   await warnUnlessNoEviction(redis, logger);
   const queueConnection = await connectRedis(config.redis, 'producer', `${name}-queue`);
   // Enqueueing fails fast when Redis is away; the outbox reconciler catches up later.
+  const telemetry = queueTelemetry(config.tracing);
   const queues = createContentShards(queueConnection, config.redis, {
     skipWaitingForReady: true,
+    telemetry,
   });
   for (const queue of queues.all) {
     queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   }
   const deliveryQueue = createDeliveryQueue(queueConnection, config.redis, {
     skipWaitingForReady: true,
+    telemetry,
   });
   deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
 

@@ -2,11 +2,13 @@
 // (runtime.ts), listen, and a clean shutdown on SIGTERM or SIGINT.
 import { loadApiConfig, loadConfigOrExit } from '@ingest/config';
 import { checkDatabase } from '@ingest/db';
-import { exitUnlessServicesAnswer } from '@ingest/observability';
+import { exitUnlessServicesAnswer, startTracing } from '@ingest/observability';
 import { checkRedis } from '@ingest/queue';
 import { createApiRuntime } from './runtime.js';
 
 const config = loadConfigOrExit(loadApiConfig);
+// First, so that every span of the process goes to the exporter (off unless configured).
+const tracing = startTracing(config.tracing);
 // A service that does not answer is one clear line and exit code 1, not a stack trace.
 await exitUnlessServicesAnswer('api', [
   checkDatabase(config.database.url),
@@ -22,6 +24,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
   try {
     await close();
+    await tracing?.shutdown();
     logger.info('shut down cleanly');
   } catch (error) {
     logger.error({ err: error }, 'error while shutting down');

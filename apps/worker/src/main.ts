@@ -2,11 +2,13 @@
 // (runtime.ts), and a clean shutdown on SIGTERM or SIGINT.
 import { loadWorkerConfig, loadConfigOrExit } from '@ingest/config';
 import { checkDatabase } from '@ingest/db';
-import { exitUnlessServicesAnswer } from '@ingest/observability';
+import { exitUnlessServicesAnswer, startTracing } from '@ingest/observability';
 import { checkRedis } from '@ingest/queue';
 import { createWorkerRuntime } from './runtime.js';
 
 const config = loadConfigOrExit(loadWorkerConfig);
+// First, so that every span of the process goes to the exporter (off unless configured).
+const tracing = startTracing(config.tracing);
 // A service that does not answer is one clear line and exit code 1, not a stack trace.
 await exitUnlessServicesAnswer('worker', [
   checkDatabase(config.database.url),
@@ -28,7 +30,9 @@ async function shutdown(signal: string): Promise<void> {
   try {
     // Jobs still running hold connections, so nothing else can close: exit, and their
     // transactions roll back as the connections drop.
-    if ((await close(graceMs)) === 'abandoned') process.exit(0);
+    const closed = await close(graceMs);
+    await tracing?.shutdown();
+    if (closed === 'abandoned') process.exit(0);
     logger.info('shut down cleanly');
   } catch (error) {
     logger.error({ err: error }, 'error while shutting down');

@@ -8,6 +8,7 @@ import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/
 import { SECOND_MS } from '@ingest/domain';
 import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
+import { traceFields } from '@ingest/observability';
 import {
   bullPrefix,
   createContentShards,
@@ -15,6 +16,7 @@ import {
   createMinuteCounter,
   createRedisConnection,
   createShareBook,
+  queueTelemetry,
   DELIVERY_BACKOFF,
   retryDelayMs,
   warnUnlessNoEviction,
@@ -62,7 +64,13 @@ export async function createWorkerRuntime(
   config: WorkerConfig,
   options: WorkerRuntimeOptions = {},
 ): Promise<WorkerRuntime> {
-  const logger = options.logger ?? createLogger({ level: config.log.level, name: 'worker' });
+  const logger =
+    options.logger ??
+    createLogger({
+      level: config.log.level,
+      name: 'worker',
+      ...(config.tracing.enabled ? { mixin: traceFields } : {}),
+    });
   const name = options.connectionName ?? 'ingest-worker';
   const db = createDatabase(config.database);
   await reportPoolerSessions(db, logger);
@@ -70,11 +78,14 @@ export async function createWorkerRuntime(
   const workerConnection = createRedisConnection(config.redis, 'worker', name);
   const deliveryConnection = createRedisConnection(config.redis, 'worker', `${name}-deliveries`);
   await warnUnlessNoEviction(queueConnection, logger);
-  const queues = createContentShards(queueConnection, config.redis);
+  // BullMQ's spans, and the trace context each job carries: a job's spans continue the
+  // trace of the request that accepted its event.
+  const telemetry = queueTelemetry(config.tracing);
+  const queues = createContentShards(queueConnection, config.redis, { telemetry });
   for (const queue of queues.all) {
     queue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   }
-  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis);
+  const deliveryQueue = createDeliveryQueue(queueConnection, config.redis, { telemetry });
   deliveryQueue.on('error', (error) => logger.warn({ err: error }, 'queue connection error'));
   const deps: WorkerDeps = {
     config,
@@ -109,6 +120,7 @@ export async function createWorkerRuntime(
           new Worker<ContentJobData>(queue.name, processEventJob, {
             connection: workerConnection,
             prefix: bullPrefix(config.redis.keyPrefix),
+            telemetry,
             concurrency: config.worker.concurrency,
             lockDuration: config.worker.lockDurationMs,
             stalledInterval: config.worker.lockDurationMs,
@@ -122,6 +134,7 @@ export async function createWorkerRuntime(
     ? new Worker<DeliveryJobData>(deliveryQueue.name, createDeliveryJobProcessor(deps), {
         connection: deliveryConnection,
         prefix: bullPrefix(config.redis.keyPrefix),
+        telemetry,
         concurrency: config.worker.deliveryConcurrency,
         lockDuration: config.worker.lockDurationMs,
         stalledInterval: config.worker.lockDurationMs,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envBoolean, envInteger, envOptionalUrl, replacedBy } from './env-fields.js';
 import { POSTGRES_PROTOCOLS, SharedEnvSchema, sharedSettings } from './shared-env.js';
+import { tracingSettings } from './tracing-env.js';
 
 const MIN_SECRET_BYTES = 32;
 /**
@@ -78,6 +79,7 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
     webhooks: { ...shared.webhooks, endpointQuota: env.WEBHOOK_ENDPOINT_QUOTA },
     http: { host: env.HOST, port: env.PORT, trustProxy: env.TRUST_PROXY },
     metrics: { token: env.METRICS_TOKEN ?? null },
+    tracing: tracingSettings(env, 'ingest-api'),
     auth: {
       jwtSecret: env.JWT_SECRET,
       jwtExpiresInSeconds: env.JWT_EXPIRES_IN_SECONDS,

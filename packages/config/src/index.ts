@@ -14,6 +14,7 @@ export {
   type RedisSettings,
 } from './redis-env.js';
 export { LOG_LEVELS, type LogLevel } from './env-fields.js';
+export { TRACE_SAMPLERS, type TraceSamplerName, type TracingSettings } from './tracing-env.js';
 
 // The only reads of process.env in the code base: each composition root calls one of
 // these once at start-up. Tests pass an explicit environment instead.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
 import { RedisEnvSchema, redisSettings } from './redis-env.js';
+import { TracingEnvSchema } from './tracing-env.js';
 import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
 import {
   commaList,
@@ -41,6 +42,7 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   DATABASE_POOL_SIZE: envInteger(10, { min: 1, max: 200 }),
   DATABASE_STATEMENT_TIMEOUT_MS: envInteger(10_000, { min: 100 }),
   ...RedisEnvSchema.shape,
+  ...TracingEnvSchema.shape,
   LOG_LEVEL: envLogLevel,
   JOB_ATTEMPTS: envInteger(8, { min: 1, max: 100 }),
   JOB_BACKOFF_MS: envInteger(1_000, { min: 10 }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { envInteger } from './env-fields.js';
 import { SharedEnvSchema, sharedSettings } from './shared-env.js';
+import { tracingSettings } from './tracing-env.js';
 
 /** The queues a worker process can consume: content events, and webhook deliveries. */
 export const WORKER_QUEUE_NAMES = ['content', 'deliveries'] as const;
@@ -54,6 +55,7 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     deliveryConcurrency: env.WORKER_DELIVERY_CONCURRENCY,
   },
   http: { host: env.WORKER_HTTP_HOST, port: env.WORKER_HTTP_PORT },
+  tracing: tracingSettings(env, 'ingest-worker'),
 }));
 
 export type WorkerConfig = z.output<typeof workerConfigFromEnv>;

@@ -1,4 +1,6 @@
+import { context, type Context } from '@opentelemetry/api';
 import { fifo, lanes } from './batch-lanes.js';
+import { inBatchSpan } from './batch-span.js';
 
 /** One item handed to a group commit, with the settling of its caller's promise. */
 export interface Submitted<Item, Result> {
@@ -6,6 +8,8 @@ export interface Submitted<Item, Result> {
   // Properties, not methods: they are the promise's own callbacks, free of `this`.
   resolve: (result: Result) => void;
   reject: (error: unknown) => void;
+  /** The trace context its caller submitted it in: what the write does for it belongs there. */
+  context: Context;
 }
 
 export interface GroupCommitOptions<Item, Result> {
@@ -27,6 +31,8 @@ export interface GroupCommitOptions<Item, Result> {
    * items then start at once instead of waiting for one to end.
    */
   expressItems?: number;
+  /** With tracing on, each write runs in a span of this name, linked to its items' (batch-span.ts). */
+  spanName?: string;
 }
 
 export interface GroupCommit<Item, Result> {
@@ -50,7 +56,7 @@ export interface GroupCommit<Item, Result> {
 export function createGroupCommit<Item, Result>(
   options: GroupCommitOptions<Item, Result>,
 ): GroupCommit<Item, Result> {
-  const { maxInFlight, maxBatch, write, laneOf, expressItems = 0 } = options;
+  const { maxInFlight, maxBatch, write, laneOf, expressItems = 0, spanName } = options;
   const pending =
     laneOf === undefined
       ? fifo<Submitted<Item, Result>>()
@@ -80,7 +86,13 @@ export function createGroupCommit<Item, Result>(
     if (express) expressInFlight = true;
     else inFlight += 1;
     try {
-      await write(batch);
+      await (spanName === undefined
+        ? write(batch)
+        : inBatchSpan(
+            spanName,
+            batch.map((submitted) => submitted.context),
+            () => write(batch),
+          ));
     } catch (error) {
       // `write` settles its items; one it left unsettled by throwing gets that error
       // (settling a promise twice changes nothing).
@@ -98,7 +110,7 @@ export function createGroupCommit<Item, Result>(
   return {
     submit(item) {
       return new Promise<Result>((resolve, reject) => {
-        pending.push({ item, resolve, reject });
+        pending.push({ item, resolve, reject, context: context.active() });
         schedule();
       });
     },

@@ -10,6 +10,8 @@ export interface LoggerOptions {
   name: string;
   /** Where lines go; standard output (asynchronously) by default. Tests pass a stream to read them back. */
   destination?: DestinationStream;
+  /** Fields added to every line, computed as it is written (the active trace's ids). */
+  mixin?: () => Record<string, unknown>;
 }
 
 /**
@@ -33,6 +35,7 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      ...(options.mixin === undefined ? {} : { mixin: options.mixin }),
     },
     // Asynchronous writes: a synchronous write per line was the largest item after the
     // database in the API's CPU profile under load. pino flushes what is buffered when

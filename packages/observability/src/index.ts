@@ -4,3 +4,5 @@ export { registerEventLogStorage, type EventLogFigures } from './event-log-metri
 export { checkReadiness, type Probe, type Readiness } from './readiness.js';
 export { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export { exitUnlessServicesAnswer } from './startup.js';
+export { startTracing, type Tracing } from './tracing/start-tracing.js';
+export { eventAttributes, inSpan, traceFields } from './tracing/spans.js';

@@ -1,8 +1,10 @@
+import type { Context } from '@opentelemetry/api';
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
 import type { RedisSettings } from '@ingest/config';
 import { z } from 'zod';
 import { bullPrefix } from './content-queue.js';
 import type { JobPolicy } from './job-registry.js';
+import { tracedJobOptions } from './queue-telemetry.js';
 import type { RedisClient } from './redis-connection.js';
 import { requeueJob, type Requeued } from './requeue.js';
 
@@ -76,18 +78,27 @@ export const deliveryJobOptions = (
   removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
 });
 
+/** A delivery to queue, and the trace context of the change it tells about. */
+export interface NewDelivery {
+  deliveryId: string;
+  trace?: Context;
+}
+
 /** Queues new deliveries in one round trip, their first attempt after the schedule's first wait. */
 export async function enqueueDeliveries(
   queue: DeliveryQueue,
-  deliveryIds: readonly string[],
+  deliveries: readonly NewDelivery[],
   policy: DeliveryPolicy,
 ): Promise<void> {
-  if (deliveryIds.length === 0) return;
+  if (deliveries.length === 0) return;
   await queue.addBulk(
-    deliveryIds.map((deliveryId) => ({
+    deliveries.map(({ deliveryId, trace }) => ({
       name: 'deliver',
       data: { deliveryId },
-      opts: deliveryJobOptions(deliveryId, policy, policy.retryScheduleMs[0] ?? 0),
+      opts: {
+        ...deliveryJobOptions(deliveryId, policy, policy.retryScheduleMs[0] ?? 0),
+        ...tracedJobOptions(queue, trace),
+      },
     })),
   );
 }

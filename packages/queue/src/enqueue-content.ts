@@ -1,14 +1,18 @@
 import type { EventName } from '@ingest/contracts';
+import type { Context } from '@opentelemetry/api';
 import type { ContentQueue } from './content-queue.js';
 import { byShard, type ContentShards } from './content-shards.js';
 import { fairPriorities } from './fair-order.js';
 import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
+import { tracedJobOptions } from './queue-telemetry.js';
 
 /** An event to queue, with its account's weight in the fair order. */
 export interface ContentJob {
   event: EventName;
   data: ContentJobData & { accountId: string };
   weight: number;
+  /** The trace context of the event's acceptance: its job's spans go in that trace. */
+  trace?: Context;
 }
 
 /**
@@ -31,10 +35,13 @@ async function enqueueInShard(queue: ContentQueue, jobs: ContentJob[], policy: J
     jobs.map(({ data, weight }) => ({ accountId: data.accountId, weight })),
   );
   await queue.addBulk(
-    jobs.map(({ event, data }, index) => ({
+    jobs.map(({ event, data, trace }, index) => ({
       name: event,
       data,
-      opts: contentJobOptions(data.eventId, policy, priorities[index] ?? 1),
+      opts: {
+        ...contentJobOptions(data.eventId, policy, priorities[index] ?? 1),
+        ...tracedJobOptions(queue, trace),
+      },
     })),
   );
 }

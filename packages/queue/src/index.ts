@@ -55,4 +55,6 @@ export {
   type DeliveryJobData,
   type DeliveryPolicy,
   type DeliveryQueue,
+  type NewDelivery,
 } from './delivery-queue.js';
+export { queueTelemetry } from './queue-telemetry.js';

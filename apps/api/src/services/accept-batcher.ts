@@ -57,6 +57,7 @@ export function createAcceptBatcher(deps: Deps): AcceptBatcher {
     // Leave half the pool to key lookups, requests recorded alone, and reads.
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_BATCH_ROWS,
+    spanName: 'event_log.accept_batch',
     async write(batch) {
       const { together, repeated } = splitRepeatedKeys(batch);
       const recorded: Array<[Waiting, Date]> = [];
@@ -70,7 +71,7 @@ export function createAcceptBatcher(deps: Deps): AcceptBatcher {
       repeated.forEach(recordAlone);
       await enqueueOrLeaveToReconciler(
         deps,
-        recorded.map(([waiting]) => waiting.item.queued),
+        recorded.map(([waiting]) => ({ ...waiting.item.queued, trace: waiting.context })),
       );
       for (const [waiting, receivedAt] of recorded) waiting.resolve({ receivedAt });
     },
@@ -142,7 +143,9 @@ async function settleAlone(deps: Deps, waiting: Waiting): Promise<void> {
       claim === undefined
         ? { receivedAt: await insertAccepted(deps.db.pool, [queued]) }
         : await recordAcceptedOnce(deps.db.pool, queued, claim);
-    if ('receivedAt' in outcome) await enqueueOrLeaveToReconciler(deps, [queued]);
+    if ('receivedAt' in outcome) {
+      await enqueueOrLeaveToReconciler(deps, [{ ...queued, trace: waiting.context }]);
+    }
     waiting.resolve(outcome);
   } catch (error) {
     waiting.reject(error);

@@ -8,7 +8,8 @@ import {
   type EventSchemas,
 } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
-import { insertRejected, type QueuedEvent } from '@ingest/event-log';
+import { eventAttributes, inSpan } from '@ingest/observability';
+import { insertRejected, type IdempotencyClaim, type QueuedEvent } from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
 import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
@@ -87,7 +88,24 @@ export async function ingestEvent(
     orderKeys: orderKeysOf(event, data),
     notifyOnFinish: input.notifyOnFinish,
   };
-  if (idempotencyKey === undefined) {
+  const claim: IdempotencyClaim | undefined =
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          key: idempotencyKey,
+          requestHash: requestHashOf({ event, data }),
+          ttlHours: deps.config.idempotency.ttlHours,
+        };
+  // The event's span: its job's spans in the worker, and its deliveries', are its children.
+  return inSpan('event.accept', eventAttributes(queued), () => accept(deps, queued, claim));
+}
+
+async function accept(
+  deps: Deps,
+  queued: QueuedEvent,
+  claim: IdempotencyClaim | undefined,
+): Promise<IngestOutcome> {
+  if (claim === undefined) {
     // Written and queued together with the other requests of the moment (group commit).
     const receivedAt = await deps.acceptBatcher.accept(queued);
     countAccepted(deps, queued);
@@ -96,11 +114,7 @@ export async function ingestEvent(
 
   // Claimed and recorded together, in a group commit too; requests with the same key wait
   // on the first.
-  const outcome = await deps.acceptBatcher.acceptOnce(queued, {
-    key: idempotencyKey,
-    requestHash: requestHashOf({ event, data }),
-    ttlHours: deps.config.idempotency.ttlHours,
-  });
+  const outcome = await deps.acceptBatcher.acceptOnce(queued, claim);
   if ('replayOf' in outcome) {
     return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
   }

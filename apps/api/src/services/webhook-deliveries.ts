@@ -35,7 +35,12 @@ export async function queueDeliveries(
   ids: string[],
 ): Promise<void> {
   try {
-    await enqueueDeliveries(deps.deliveryQueue, ids, deliveryPolicyOf(deps.config));
+    // Their spans go in the trace of the request that asked for them (a resend).
+    await enqueueDeliveries(
+      deps.deliveryQueue,
+      ids.map((deliveryId) => ({ deliveryId })),
+      deliveryPolicyOf(deps.config),
+    );
   } catch (error) {
     deps.logger.warn({ err: error }, 'could not queue webhook deliveries');
     throw new AppError('UNAVAILABLE', 'The delivery queue is unavailable; try again shortly', {

@@ -8,7 +8,9 @@ import {
   type EventRow,
 } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
-import { deliveryPolicyOf, enqueueDeliveries } from '@ingest/queue';
+import { inSpan } from '@ingest/observability';
+import { deliveryPolicyOf, enqueueDeliveries, type NewDelivery } from '@ingest/queue';
+import type { Context } from '@opentelemetry/api';
 import {
   failureOf,
   roundsOf,
@@ -20,7 +22,7 @@ import {
   type RoutedFollower,
   type RunCaps,
 } from './apply-plan.js';
-import { recordMessages } from './record-messages.js';
+import { recordMessages, type RecordedDelivery } from './record-messages.js';
 import type { WorkerDeps } from '../deps.js';
 import { eventErrorOf } from './failures.js';
 import type { Waker } from './order-wake.js';
@@ -42,6 +44,8 @@ export interface ClaimedHead {
   attempt: number;
   routed: RoutedEvent;
   log: Logger;
+  /** The trace context it was applied in: its deliveries' and its run's spans go there. */
+  trace: Context;
 }
 
 /**
@@ -117,6 +121,7 @@ export function createApplyBatcher(
     // Leave the rest of the pool to claims and failure records (and the spare transaction).
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_HEADS_PER_TRANSACTION,
+    spanName: 'event_log.apply_transaction',
     // Transactions in turns by account: a quiet account's event goes in the next one to
     // start, not behind (or inside) a busy account's backlog; and while busy accounts
     // hold every transaction, a spare one takes accounts with a few heads at once.
@@ -127,7 +132,7 @@ export function createApplyBatcher(
   return { apply: (head) => group.submit(head) };
 }
 
-type Context = Parameters<typeof createApplyBatcher>[0] & {
+type Batcher = Parameters<typeof createApplyBatcher>[0] & {
   waker: Waker;
   categories: CategoryResolver;
 };
@@ -137,27 +142,45 @@ type Context = Parameters<typeof createApplyBatcher>[0] & {
  * queues the deliveries their changes recorded.
  */
 async function applyAndWake(
-  context: Context,
+  context: Batcher,
   heads: ClaimedHead[],
   caps: RunCaps,
 ): Promise<Map<string, Applied>> {
-  const { applied, deliveryIds } = await applyTogether(context, heads, caps);
+  const { applied, deliveries } = await applyTogether(context, heads, caps);
   const { lines, appliedInRuns } = toWake(heads, applied);
   context.waker.wake(lines, appliedInRuns);
-  await queueDeliveries(context, deliveryIds);
+  await queueDeliveries(context, tracedDeliveries(heads, applied, deliveries));
   return applied;
+}
+
+/**
+ * Each delivery in the trace of the head whose transaction recorded it: its own event's
+ * for a head, the head's for an event applied in a run (whose own job finds it finished).
+ */
+function tracedDeliveries(
+  heads: ClaimedHead[],
+  applied: Map<string, Applied>,
+  deliveries: RecordedDelivery[],
+): NewDelivery[] {
+  if (deliveries.length === 0) return [];
+  const traces = new Map<string, Context>();
+  for (const head of heads) {
+    traces.set(head.row.id, head.trace);
+    for (const { row } of applied.get(head.row.id)?.followers ?? []) traces.set(row.id, head.trace);
+  }
+  return deliveries.map(({ deliveryId, eventId }) => ({ deliveryId, trace: traces.get(eventId) }));
 }
 
 /**
  * The changes are committed whatever Redis says: deliveries it did not take stay pending
  * in PostgreSQL, where the delivery reconciler finds them.
  */
-async function queueDeliveries(context: Context, deliveryIds: string[]): Promise<void> {
+async function queueDeliveries(context: Batcher, deliveries: NewDelivery[]): Promise<void> {
   try {
-    await enqueueDeliveries(context.deliveryQueue, deliveryIds, deliveryPolicyOf(context.config));
+    await enqueueDeliveries(context.deliveryQueue, deliveries, deliveryPolicyOf(context.config));
   } catch (error) {
     context.logger.warn(
-      { err: error, deliveries: deliveryIds.length },
+      { err: error, deliveries: deliveries.length },
       'could not queue webhook deliveries; the reconciler will',
     );
   }
@@ -169,10 +192,10 @@ interface Plan {
 }
 
 async function applyTogether(
-  context: Context,
+  context: Batcher,
   heads: ClaimedHead[],
   caps: RunCaps,
-): Promise<{ applied: Map<string, Applied>; deliveryIds: string[] }> {
+): Promise<{ applied: Map<string, Applied>; deliveries: RecordedDelivery[] }> {
   const unique = uniqueHeads(heads);
   return context.db.prisma.$transaction(
     async (tx) => {
@@ -192,17 +215,20 @@ async function applyTogether(
         outbox: [],
       };
       const results = await applyInRounds(scope, plans);
-      const deliveryIds = await recordMessages(
+      const deliveries = await recordMessages(
         tx,
         scope.outbox,
         context.config.webhooks.retryScheduleMs[0] ?? 0,
       );
-      await recordApplied(tx, [
+      const outcomes = [
         ...plans.map(({ head }) => appliedEvent(head.row, head.attempt, results)),
         ...plans.flatMap(({ followers }) =>
           followers.map(({ row }) => appliedEvent(row, null, results)),
         ),
-      ]);
+      ];
+      await inSpan('event_log.record_outcomes', { 'ingest.events': outcomes.length }, () =>
+        recordApplied(tx, outcomes),
+      );
       const applied = new Map(
         plans.map(({ head, followers }) => [
           head.row.id,
@@ -216,7 +242,7 @@ async function applyTogether(
           },
         ]),
       );
-      return { applied, deliveryIds };
+      return { applied, deliveries };
     },
     { timeout: TRANSACTION_TIMEOUT_MS },
   );

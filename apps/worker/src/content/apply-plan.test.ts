@@ -1,3 +1,4 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { AppError } from '@ingest/contracts';
 import type { Submitted } from '@ingest/db';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +26,7 @@ function batchOf(ids: string[]) {
   const answers = ids.map(
     (id) =>
       new Promise<string | undefined>((resolve, reject) => {
-        batch.push({ item: head(id), resolve, reject });
+        batch.push({ item: head(id), resolve, reject, context: ROOT_CONTEXT });
       }),
   );
   return { batch, settled: Promise.allSettled(answers) };

@@ -25,6 +25,7 @@ export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
   const claims = createGroupCommit<{ eventId: string; accountId: string }, Claim>({
     maxInFlight: MAX_STATEMENTS,
     maxBatch: MAX_IDS_PER_STATEMENT,
+    spanName: 'event_log.claim',
     // In turns by account, as the transactions: a quiet account's claim goes in the next
     // statement, not behind a busy account's hundreds of jobs.
     laneOf: (item) => item.accountId,

@@ -3,6 +3,8 @@ import { databaseFailureOf } from '@ingest/db';
 import { SECOND_MS } from '@ingest/domain';
 import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
+import { eventAttributes, inSpan } from '@ingest/observability';
+import { context } from '@opentelemetry/api';
 import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { WaitingForSlot, withAccountSlot } from './account-cap.js';
@@ -101,7 +103,9 @@ async function runEventJob(
     throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
   }
   const { eventId, requestId, accountId } = parsed.data;
-  const claim = await parts.claims.claim(eventId, accountId);
+  const claim = await inSpan('event.claim', { 'ingest.event.id': eventId }, () =>
+    parts.claims.claim(eventId, accountId),
+  );
   switch (claim.outcome) {
     case 'missing':
       throw new UnrecoverableError(`event ${eventId} is not recorded`);
@@ -121,7 +125,9 @@ async function runEventJob(
       throw new AppError('UNKNOWN_EVENT', `The job's name does not match the recorded event`);
     }
     const routed = routeEvent(deps.schemas, row, deps.config.content, log);
-    applied = await parts.changes.apply({ row, attempt, routed, log });
+    applied = await inSpan('event.apply', eventAttributes(row), () =>
+      parts.changes.apply({ row, attempt, routed, log, trace: context.active() }),
+    );
   } catch (error) {
     // No database, no attempt: the caller hands the job back without recording one.
     if (databaseFailureOf(error) === 'unreachable') throw error;
@@ -129,7 +135,9 @@ async function runEventJob(
     throw isAppError(error) ? new UnrecoverableError(error.message) : error;
   }
   if (applied === undefined) {
-    await recordDuplicate(deps.db.pool, eventId, attempt);
+    await inSpan('event.record_outcome', { 'ingest.outcome': 'duplicate' }, () =>
+      recordDuplicate(deps.db.pool, eventId, attempt),
+    );
     log.info('event was finished by another run; this one changed nothing');
     return 'duplicate';
   }
@@ -177,13 +185,15 @@ async function failAttempt(
       { err: error, final },
       final ? 'event failed: out of attempts' : 'attempt failed; will retry',
     );
-  const left = await recordFailure(deps.db.pool, {
-    eventId: row.id,
-    attempt,
-    error: eventError,
-    final,
-    notifyOnFinish: row.notifyOnFinish,
-  });
+  const left = await inSpan('event.record_outcome', { 'ingest.outcome': 'failed' }, () =>
+    recordFailure(deps.db.pool, {
+      eventId: row.id,
+      attempt,
+      error: eventError,
+      final,
+      notifyOnFinish: row.notifyOnFinish,
+    }),
+  );
   if (left) parts.waker.wake(linesOf(row));
 }
 

@@ -16,6 +16,11 @@ interface Subscriber {
   at: Date;
 }
 
+export interface RecordedDelivery {
+  deliveryId: string;
+  eventId: string;
+}
+
 interface Names {
   authors: Map<string, Author>;
   categories: Map<string, string>;
@@ -35,7 +40,7 @@ export async function recordMessages(
   tx: Tx,
   changes: ContentChange[],
   firstAttemptDelayMs: number,
-): Promise<string[]> {
+): Promise<RecordedDelivery[]> {
   if (changes.length === 0) return [];
   const accounts = [...new Set(changes.map(accountOfChange))];
   const subscribers = await tx.$queryRaw<Subscriber[]>`
@@ -71,6 +76,7 @@ export async function recordMessages(
       id: uuidv7(),
       messageId: message.id,
       endpointId: endpoint.id,
+      eventId: message.eventId,
     })),
   );
   const column = <Row, Key extends keyof Row>(rows: Row[], key: Key) => rows.map((row) => row[key]);
@@ -86,7 +92,7 @@ export async function recordMessages(
            now() + make_interval(secs => ${firstAttemptDelayMs / 1000}::float8), now()
     FROM unnest(${column(deliveries, 'id')}::uuid[], ${column(deliveries, 'messageId')}::uuid[],
                 ${column(deliveries, 'endpointId')}::uuid[]) AS d(id, message_id, endpoint_id)`;
-  return deliveries.map(({ id }) => id);
+  return deliveries.map(({ id, eventId }) => ({ deliveryId: id, eventId }));
 }
 
 /** The authors' and categories' names the messages show, in one statement. */

@@ -3,6 +3,7 @@ import { webhookIdOf } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import { DAY_MS } from '@ingest/domain';
 import type { Logger } from '@ingest/logger';
+import { inSpan } from '@ingest/observability';
 import { retryDelayMs, type DeliveryJobData } from '@ingest/queue';
 import { signDelivery } from '@ingest/signatures';
 import { sendAttempt, targetPolicyOf } from '@ingest/webhook-delivery';
@@ -135,47 +136,55 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
       return;
     }
 
-    const now = new Date();
-    const headers = {
-      ...signDelivery(
-        { id: webhookIdOf(message.id), body: message.body },
-        secretsOf(endpoint, now),
-        now,
-      ),
-      'content-type': 'application/json',
-      'user-agent': DELIVERY_USER_AGENT,
+    const attributes = {
+      'ingest.delivery.id': delivery.id,
+      'ingest.endpoint.id': endpoint.id,
+      'ingest.delivery.attempt': delivery.attempts + 1,
     };
-    const outcome = await sendAttempt(
-      { url: endpoint.url, body: message.body, headers },
-      policy,
-      limits,
-    );
-    const verdict = verdictOf(outcome);
-    const label = attemptLabelOf(outcome);
-    deps.metrics.deliveryAttempts.inc({ outcome: label });
-    deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
-    const attempt = delivery.attempts + 1;
-    const last = attempt >= webhooks.retryScheduleMs.length;
-    const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
-    const at = new Date();
-    const disabled = await recordAttempt(deps.db, {
-      deliveryId: delivery.id,
-      endpointId: endpoint.id,
-      outcome,
-      verdict,
-      nextAttemptAt: verdict === 'retry' && !last ? new Date(at.getTime() + waitMs) : null,
-      disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
-      at,
-    });
-    if (disabled) {
-      deps.metrics.endpointsDisabled.inc({ reason: verdict === 'gone' ? 'gone' : 'failing' });
-      deps.logger.warn(
-        { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
-        'webhook endpoint disabled',
+    await inSpan('webhook.delivery_attempt', attributes, async (span) => {
+      const now = new Date();
+      const headers = {
+        ...signDelivery(
+          { id: webhookIdOf(message.id), body: message.body },
+          secretsOf(endpoint, now),
+          now,
+        ),
+        'content-type': 'application/json',
+        'user-agent': DELIVERY_USER_AGENT,
+      };
+      const outcome = await sendAttempt(
+        { url: endpoint.url, body: message.body, headers },
+        policy,
+        limits,
       );
-    }
-    if (verdict === 'retry' && !last && !disabled) {
-      throw new RetryDeliveryLater(describeOutcome(outcome), waitMs);
-    }
+      const verdict = verdictOf(outcome);
+      const label = attemptLabelOf(outcome);
+      span.setAttribute('ingest.delivery.outcome', label);
+      deps.metrics.deliveryAttempts.inc({ outcome: label });
+      deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
+      const attempt = delivery.attempts + 1;
+      const last = attempt >= webhooks.retryScheduleMs.length;
+      const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
+      const at = new Date();
+      const disabled = await recordAttempt(deps.db, {
+        deliveryId: delivery.id,
+        endpointId: endpoint.id,
+        outcome,
+        verdict,
+        nextAttemptAt: verdict === 'retry' && !last ? new Date(at.getTime() + waitMs) : null,
+        disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
+        at,
+      });
+      if (disabled) {
+        deps.metrics.endpointsDisabled.inc({ reason: verdict === 'gone' ? 'gone' : 'failing' });
+        deps.logger.warn(
+          { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
+          'webhook endpoint disabled',
+        );
+      }
+      if (verdict === 'retry' && !last && !disabled) {
+        throw new RetryDeliveryLater(describeOutcome(outcome), waitMs);
+      }
+    });
   };
 }
