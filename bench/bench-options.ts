@@ -14,6 +14,7 @@ export const PHASES = [
   'fairness',
   'stored-articles',
   'topology',
+  'tracing',
 ] as const;
 export type Phase = (typeof PHASES)[number];
 
@@ -339,5 +340,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (phases.has('stored-articles')) plan.watchdogSeconds += 300;
   // Two capacity searches in turns and four drains.
   if (phases.has('topology')) plan.watchdogSeconds += 420;
+  // The same again: tracing at 1% against off.
+  if (phases.has('tracing')) plan.watchdogSeconds += 420;
   return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
 }

@@ -9,6 +9,7 @@ import type { HotSlugResult, HotSlugsResult } from './phases/hot-slugs.js';
 import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
 import type { TopologyResult } from './phases/topology.js';
+import type { TracingResult } from './phases/tracing.js';
 import type { StoredArticlesResult } from './phases/stored-articles.js';
 import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
@@ -30,6 +31,7 @@ export interface Figures {
   drain?: DrainFigures;
   storedArticles?: StoredArticlesResult;
   topology?: TopologyResult;
+  tracing?: TracingResult;
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
   hotSlugs?: HotSlugsResult;
   footprint?: FootprintResult;
@@ -272,6 +274,42 @@ function topologyRows(add: AddRow, { capacity, drains, commandsPerMaster }: Topo
   );
 }
 
+/** Spans an event passes through with tracing off: request, accept, claim, apply and their batches. */
+const NOOP_SPANS_PER_EVENT = 6;
+
+function tracingRows(add: AddRow, result: TracingResult): void {
+  const { capacity, drains, exported, noopSpanNs, plainCallNs } = result;
+  const runs = (results: Array<{ rate: number }>) =>
+    results.map((run) => perSecond(run.rate)).join(', ');
+  add(
+    'Ingest capacity, tracing at 1% (OTLP/HTTP)',
+    perSecond(capacity.sampled.rate),
+    `${perSecond(capacity.off.rate)} tracing off`,
+    ratio(capacity.sampled.rate, capacity.off.rate),
+  );
+  add(
+    `Drain, 1 worker, tracing at 1%, mean of ${runs(drains.sampledRuns)}`,
+    perSecond(drains.sampled.rate),
+    `${perSecond(drains.off.rate)} tracing off (${runs(drains.offRuns)})`,
+    ratio(drains.sampled.rate, drains.off.rate),
+  );
+  // Off, each event still makes a few no-op span calls: their time against the worker's
+  // time per event (its drain rate's inverse).
+  const perEventNs = NOOP_SPANS_PER_EVENT * Math.max(0, noopSpanNs - plainCallNs);
+  add(
+    `Tracing off: ${NOOP_SPANS_PER_EVENT} no-op spans per event, ${Math.round(noopSpanNs)} ns each (a plain async call ${Math.round(plainCallNs)} ns)`,
+    `${(perEventNs / 1000).toFixed(2)} µs/event`,
+    `${(1e6 / drains.off.rate).toFixed(0)} µs/event of 1 worker`,
+    ratio(perEventNs / 1000, 1e6 / drains.off.rate),
+  );
+  add(
+    'Spans exported over the phase (1% sampling)',
+    `${(exported.bytes / 1024).toFixed(0)} KiB`,
+    `${exported.requests} export requests`,
+    '—',
+  );
+}
+
 function storedArticlesRows(add: AddRow, result: StoredArticlesResult): void {
   const { articles, stored, emptyBefore, emptyAfter } = result;
   const empty = (emptyBefore.rate + emptyAfter.rate) / 2;
@@ -314,6 +352,7 @@ export function tableRows(figures: Figures): Row[] {
   if (drain) drainRows(add, drain);
   if (figures.storedArticles) storedArticlesRows(add, figures.storedArticles);
   if (figures.topology) topologyRows(add, figures.topology);
+  if (figures.tracing) tracingRows(add, figures.tracing);
   if (deliveries) deliveryRows(add, deliveries);
   if (lag) {
     add(

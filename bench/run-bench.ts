@@ -12,6 +12,7 @@ import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
 import { measureStoredArticles } from './phases/stored-articles.js';
 import { measureTopology } from './phases/topology.js';
+import { measureTracing } from './phases/tracing.js';
 import { measureFairness } from './phases/fairness.js';
 import { measureFootprint } from './phases/footprint.js';
 import { measureHistory, newHistoryResult } from './phases/history.js';
@@ -91,6 +92,8 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
   if (phases.has('stored-articles')) figures.storedArticles = await measureStoredArticles(env);
   if (phases.has('topology'))
     figures.topology = await measureTopology(env, figures.capacity?.service.rate);
+  if (phases.has('tracing'))
+    figures.tracing = await measureTracing(env, figures.capacity?.service.rate);
   if (phases.has('lag')) figures.lag = await measureLag(env);
   if (phases.has('hot-slugs')) figures.hotSlugs = await measureHotSlugs(env);
   if (phases.has('footprint')) {
