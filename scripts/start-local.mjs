@@ -81,7 +81,8 @@ if (ok && !stopping) {
 }
 ok = ok && !stopping && (await pnpm('db:migrate'));
 ok = ok && (dev || (await pnpm('build')));
-ok = ok && (await runApps());
+// Stopped by a signal, the apps' exit codes say how pnpm was interrupted, not a failure.
+ok = ok && ((await runApps()) || stopping);
 try {
   await engines.stop();
 } catch (error) {
