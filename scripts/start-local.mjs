@@ -43,7 +43,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 function pnpm(...args) {
   return new Promise((done) => {
     step = spawn('pnpm', args, { cwd: root, env, stdio: 'inherit' });
-    step.once('error', () => done(false));
+    step.once('error', (error) => {
+      console.error(`start: could not run pnpm ${args[0]} (${error.message})`);
+      done(false);
+    });
     step.once('close', (code) => {
       step = undefined;
       done(code === 0 && !stopping);
