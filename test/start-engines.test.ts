@@ -76,7 +76,7 @@ afterAll(async () => {
 async function start(): Promise<RunningProcess> {
   const proc = spawnProcess({ name: 'start', nodeArgs: [...START, '--dev'], env: startEnv() });
   running.add(proc);
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const status = await fetch(`http://127.0.0.1:${apiPort}/health/ready`)
       .then((response) => response.status)
@@ -148,7 +148,7 @@ describe('pnpm start with no PostgreSQL and no Redis at the default address', ()
       (await api({ method: 'GET', path: `/api/articles/${receipt.result.slug}` })).status,
     ).toBe(200);
     await stop(again, 'SIGTERM');
-  }, 180_000);
+  }, 300_000);
 });
 
 describe('pnpm start stops at once, with one line, and starts nothing', () => {
