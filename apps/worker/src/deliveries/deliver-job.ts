@@ -4,6 +4,7 @@ import type { Database } from '@ingest/db';
 import { DAY_MS } from '@ingest/domain';
 import type { Logger } from '@ingest/logger';
 import { inSpan } from '@ingest/observability';
+import type { Span } from '@opentelemetry/api';
 import { retryDelayMs, type DeliveryJobData } from '@ingest/queue';
 import { signDelivery } from '@ingest/signatures';
 import { sendAttempt, targetPolicyOf } from '@ingest/webhook-delivery';
@@ -120,14 +121,15 @@ function secretsOf(
  */
 export function createDeliveryJobProcessor(deps: DeliveryDeps) {
   const { webhooks } = deps.config;
-  const policy = targetPolicyOf(webhooks);
-  const limits = { timeoutMs: webhooks.timeoutMs, maxResponseBytes: webhooks.responseMaxBytes };
-
+  const sending: Sending = {
+    policy: targetPolicyOf(webhooks),
+    limits: { timeoutMs: webhooks.timeoutMs, maxResponseBytes: webhooks.responseMaxBytes },
+  };
   return async (job: Pick<Job<DeliveryJobData>, 'data'>): Promise<void> => {
     const delivery = await dueDelivery(deps.db, job.data.deliveryId);
     // Gone with its endpoint (deleted), or already finished (a job run twice).
     if (delivery === undefined || delivery.status !== 'pending') return;
-    const { endpoint, message } = delivery;
+    const { endpoint } = delivery;
     if (!endpoint.enabled) {
       await deps.db.prisma.webhookDelivery.update({
         where: { id: delivery.id },
@@ -141,50 +143,68 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
       'ingest.endpoint.id': endpoint.id,
       'ingest.delivery.attempt': delivery.attempts + 1,
     };
-    await inSpan('webhook.delivery_attempt', attributes, async (span) => {
-      const now = new Date();
-      const headers = {
-        ...signDelivery(
-          { id: webhookIdOf(message.id), body: message.body },
-          secretsOf(endpoint, now),
-          now,
-        ),
-        'content-type': 'application/json',
-        'user-agent': DELIVERY_USER_AGENT,
-      };
-      const outcome = await sendAttempt(
-        { url: endpoint.url, body: message.body, headers },
-        policy,
-        limits,
-      );
-      const verdict = verdictOf(outcome);
-      const label = attemptLabelOf(outcome);
-      span.setAttribute('ingest.delivery.outcome', label);
-      deps.metrics.deliveryAttempts.inc({ outcome: label });
-      deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
-      const attempt = delivery.attempts + 1;
-      const last = attempt >= webhooks.retryScheduleMs.length;
-      const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
-      const at = new Date();
-      const disabled = await recordAttempt(deps.db, {
-        deliveryId: delivery.id,
-        endpointId: endpoint.id,
-        outcome,
-        verdict,
-        nextAttemptAt: verdict === 'retry' && !last ? new Date(at.getTime() + waitMs) : null,
-        disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
-        at,
-      });
-      if (disabled) {
-        deps.metrics.endpointsDisabled.inc({ reason: verdict === 'gone' ? 'gone' : 'failing' });
-        deps.logger.warn(
-          { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
-          'webhook endpoint disabled',
-        );
-      }
-      if (verdict === 'retry' && !last && !disabled) {
-        throw new RetryDeliveryLater(describeOutcome(outcome), waitMs);
-      }
-    });
+    await inSpan('webhook.delivery_attempt', attributes, (span) =>
+      attemptDelivery(deps, sending, delivery, span),
+    );
   };
+}
+
+/** Where deliveries may go, and how long and how much of an answer is waited for. */
+interface Sending {
+  policy: ReturnType<typeof targetPolicyOf>;
+  limits: { timeoutMs: number; maxResponseBytes: number };
+}
+
+/** Sends the message once and records the attempt; throws RetryDeliveryLater when another is due. */
+async function attemptDelivery(
+  deps: DeliveryDeps,
+  sending: Sending,
+  delivery: DueDelivery,
+  span: Span,
+): Promise<void> {
+  const { webhooks } = deps.config;
+  const { endpoint, message } = delivery;
+  const now = new Date();
+  const headers = {
+    ...signDelivery(
+      { id: webhookIdOf(message.id), body: message.body },
+      secretsOf(endpoint, now),
+      now,
+    ),
+    'content-type': 'application/json',
+    'user-agent': DELIVERY_USER_AGENT,
+  };
+  const outcome = await sendAttempt(
+    { url: endpoint.url, body: message.body, headers },
+    sending.policy,
+    sending.limits,
+  );
+  const verdict = verdictOf(outcome);
+  const label = attemptLabelOf(outcome);
+  span.setAttribute('ingest.delivery.outcome', label);
+  deps.metrics.deliveryAttempts.inc({ outcome: label });
+  deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
+  const attempt = delivery.attempts + 1;
+  const last = attempt >= webhooks.retryScheduleMs.length;
+  const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
+  const at = new Date();
+  const disabled = await recordAttempt(deps.db, {
+    deliveryId: delivery.id,
+    endpointId: endpoint.id,
+    outcome,
+    verdict,
+    nextAttemptAt: verdict === 'retry' && !last ? new Date(at.getTime() + waitMs) : null,
+    disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
+    at,
+  });
+  if (disabled) {
+    deps.metrics.endpointsDisabled.inc({ reason: verdict === 'gone' ? 'gone' : 'failing' });
+    deps.logger.warn(
+      { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
+      'webhook endpoint disabled',
+    );
+  }
+  if (verdict === 'retry' && !last && !disabled) {
+    throw new RetryDeliveryLater(describeOutcome(outcome), waitMs);
+  }
 }
