@@ -120,10 +120,14 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  const hasComposeCli = spawnSync('docker', ['compose', 'version']).status === 0;
-  it.skipIf(!hasComposeCli)('is valid for docker compose, and only with JWT_SECRET set', () => {
+  // Compose v2 (`docker compose`) or v1 (`docker-compose`, Debian's package), where one exists.
+  const composeCli = [['docker', 'compose'], ['docker-compose']].find(
+    ([program = '', ...args]) => spawnSync(program, [...args, 'version']).status === 0,
+  );
+  it.skipIf(composeCli === undefined)('is valid for Compose, and only with JWT_SECRET set', () => {
+    const [program = '', ...args] = composeCli ?? [];
     const config = (env: NodeJS.ProcessEnv) =>
-      spawnSync('docker', ['compose', 'config', '--quiet'], { cwd: REPO_ROOT, env }).status;
+      spawnSync(program, [...args, 'config', '--quiet'], { cwd: REPO_ROOT, env }).status;
     expect(config({ ...process.env, JWT_SECRET: 'a'.repeat(64) })).toBe(0);
     expect(config({ ...process.env, JWT_SECRET: '' })).not.toBe(0);
   });
