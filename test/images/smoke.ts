@@ -7,7 +7,7 @@
 // processes are not root, stops them with SIGTERM and checks they exit cleanly.
 // Slow (minutes the first time): not part of `pnpm test`. See docs/operations.md.
 import { randomBytes } from 'node:crypto';
-import { startPrivateRedis, type PrivateRedis, type RunningProcess } from '@ingest/test-harness';
+import { startPrivateRedis, type PrivateRedis } from '@ingest/test-harness';
 import { startPrivatePostgres, type PrivatePostgres } from '@ingest/test-harness/private-postgres';
 import { BASE_IMAGE, ensureBaseImage } from './base-image.js';
 import { buildImage, imageSize } from './build-images.js';
@@ -35,15 +35,17 @@ const apiService = composeService(compose, 'api');
 const workerService = composeService(compose, 'worker');
 const migrateService = composeService(compose, 'migrate');
 
-const madeBase = await step('base image', () => ensureBaseImage(log));
-await step('api image', () => buildImage(apiService, API_IMAGE, BASE_IMAGE));
-await step('worker image', () => buildImage(workerService, WORKER_IMAGE, BASE_IMAGE));
-
+const startedAt = Date.now();
+let madeBase = false;
 let postgres: PrivatePostgres | undefined;
 let redis: PrivateRedis | undefined;
 const runner = new ServiceRunner(log);
 let failed = false;
 try {
+  madeBase = await step('base image', () => ensureBaseImage(log));
+  await step('api image', () => buildImage(apiService, API_IMAGE, BASE_IMAGE));
+  await step('worker image', () => buildImage(workerService, WORKER_IMAGE, BASE_IMAGE));
+
   [postgres, redis] = await step('private PostgreSQL and Redis', () =>
     Promise.all([startPrivatePostgres({ migrate: false }), startPrivateRedis()]),
   );
@@ -63,12 +65,9 @@ try {
 
   const api = await step('api ready', () => runner.start('api', apiService, API_IMAGE, 'PORT'));
   const replicas = workerService.deploy?.replicas ?? 1;
-  const workers: RunningProcess[] = [];
   await step(`${replicas} workers ready`, async () => {
     for (let i = 1; i <= replicas; i += 1) {
-      workers.push(
-        await runner.start(`worker-${i}`, workerService, WORKER_IMAGE, 'WORKER_HTTP_PORT'),
-      );
+      await runner.start(`worker-${i}`, workerService, WORKER_IMAGE, 'WORKER_HTTP_PORT');
     }
   });
 
@@ -91,6 +90,7 @@ try {
 
 const sizes = await Promise.all([API_IMAGE, WORKER_IMAGE, BASE_IMAGE].map(imageSize));
 console.log('\nimages:smoke summary');
+timings.push(['total', Date.now() - startedAt]);
 for (const [label, ms] of timings) console.log(`  ${label.padEnd(34)} ${(ms / 1000).toFixed(1)} s`);
 console.log(`  base image ${madeBase ? 'made' : 'reused (cached)'}`);
 for (const line of sizes) console.log(`  ${line}`);
