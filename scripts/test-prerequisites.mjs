@@ -45,6 +45,14 @@ const prerequisites = [
     hint: 'apt-get install redis-server redis-tools',
   },
   {
+    name: 'Docker Compose (docker compose or docker-compose)',
+    why: 'the compose file is checked with it',
+    present: () =>
+      spawnSync('docker', ['compose', 'version']).status === 0 || onPath('docker-compose'),
+    packages: ['docker-compose'],
+    hint: 'install Docker Compose, or apt-get install docker-compose',
+  },
+  {
     name: "PostgreSQL's server programs (initdb, pg_ctl)",
     why: 'the outage and replica tests start private clusters',
     present: postgresServer,

@@ -63,9 +63,13 @@ function controlled(dir: string, port: number, url: string): PrivatePostgres {
 /**
  * A PostgreSQL cluster of the test's own (initdb + pg_ctl from the machine's packages)
  * on a free port, migrated, so that a test can stop and restart it without touching the
- * machine's shared server. initdb refuses to run as root: it runs as `postgres`.
+ * machine's shared server. initdb refuses to run as root: it runs as `postgres`. With
+ * `migrate: false` the `ingest` database is not even created: the caller's own migration
+ * run must do both.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+export async function startPrivatePostgres(
+  options: { migrate?: boolean } = {},
+): Promise<PrivatePostgres> {
   const port = await freePort();
   const dir = await postgresDir('ingest-pg-');
   await asPostgres('initdb', [
@@ -80,6 +84,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   ]);
   const cluster = controlled(dir, port, urlOn(port));
   await cluster.start();
+  if (options.migrate === false) return cluster;
   await applyMigrations({
     databaseUrl: cluster.url,
     schemaPath: SCHEMA_PATH,

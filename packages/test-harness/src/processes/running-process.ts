@@ -12,6 +12,11 @@ export interface ProcessOptions {
   name: string;
   /** What follows `node`: its flags, then the entry file (relative to `cwd`). */
   nodeArgs: string[];
+  /**
+   * The program to run instead of this Node, `nodeArgs` then being its arguments: a
+   * process that starts Node elsewhere (`buildah run` in a container).
+   */
+  command?: string;
   /** Added to this process's environment. */
   env?: Record<string, string>;
   /** Where it runs; the repository root by default. */
@@ -60,7 +65,7 @@ export const typeScriptEntry = (entry: string): string[] =>
 export function spawnProcess(options: ProcessOptions): RunningProcess {
   const { name, logFile } = options;
   const sink = logFile === undefined ? 'pipe' : openSync(logFile, 'w');
-  const child = spawn(process.execPath, options.nodeArgs, {
+  const child = spawn(options.command ?? process.execPath, options.nodeArgs, {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env),
     stdio: ['ignore', sink, sink],
