@@ -123,10 +123,14 @@ const latencyOf = (sorted: Float64Array): LoadResult['latencyMs'] => ({
   max: sorted[sorted.length - 1] ?? Number.NaN,
 });
 
+/** What summarise reads of a run's result. */
+type RunCounts = Pick<autocannon.Result, 'errors' | 'timeouts'>;
+const NOTHING_SENT: RunCounts = { errors: 0, timeouts: 0 };
+
 function summarise(
   targetRate: number,
   durationSeconds: number,
-  results: autocannon.Result[],
+  results: RunCounts[],
   recorder: ReturnType<typeof windowRecorder>,
 ): LoadResult {
   const { statuses } = recorder;
@@ -170,6 +174,10 @@ export async function runFixedRate(
     await sleep((i * RAMP_IN_SECONDS * 1000) / groups);
     const options = { url, stream, rate: share(rate, i), connections: share(connections, i) };
     const seconds = (windowEnd - performance.now()) / 1000;
+    // A machine stalled past the whole window (seen at load averages of 6-8) leaves this
+    // group nothing to send: its share is missing from the step, which then fails as it
+    // should, instead of autocannon refusing a negative duration and ending the bench.
+    if (seconds <= 0) return NOTHING_SENT;
     return runOne({ ...options, durationSeconds: seconds }, recorder.record);
   });
   return summarise(rate, durationSeconds, await Promise.all(runs), recorder);
