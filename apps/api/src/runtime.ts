@@ -10,7 +10,7 @@ import {
 } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
 import { createLogger, type Logger } from '@ingest/logger';
-import { traceFields } from '@ingest/observability';
+import { traceLogging } from '@ingest/observability';
 import {
   connectRedis,
   createContentShards,
@@ -66,7 +66,7 @@ export async function createApiRuntime(
     createLogger({
       level: config.log.level,
       name: 'api',
-      ...(config.tracing.enabled ? { mixin: traceFields } : {}),
+      ...traceLogging(config.tracing),
     });
   const name = options.connectionName ?? 'ingest-api';
   const db = createDatabase(config.database);

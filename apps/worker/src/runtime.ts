@@ -8,7 +8,7 @@ import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/
 import { SECOND_MS } from '@ingest/domain';
 import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
-import { traceFields } from '@ingest/observability';
+import { traceLogging } from '@ingest/observability';
 import {
   bullPrefix,
   createContentShards,
@@ -69,7 +69,7 @@ export async function createWorkerRuntime(
     createLogger({
       level: config.log.level,
       name: 'worker',
-      ...(config.tracing.enabled ? { mixin: traceFields } : {}),
+      ...traceLogging(config.tracing),
     });
   const name = options.connectionName ?? 'ingest-worker';
   const db = createDatabase(config.database);

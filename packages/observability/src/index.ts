@@ -5,4 +5,4 @@ export { checkReadiness, type Probe, type Readiness } from './readiness.js';
 export { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export { exitUnlessServicesAnswer } from './startup.js';
 export { startTracing, type Tracing } from './tracing/start-tracing.js';
-export { eventAttributes, inSpan, traceFields } from './tracing/spans.js';
+export { eventAttributes, inSpan, traceLogging } from './tracing/spans.js';

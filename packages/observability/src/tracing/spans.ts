@@ -32,6 +32,10 @@ export function inSpan<T>(
   });
 }
 
+/** The logger options of a process: trace ids on its lines when tracing is on, else nothing. */
+export const traceLogging = (tracing: { enabled: boolean }) =>
+  tracing.enabled ? { mixin: traceFields } : {};
+
 /**
  * The fields a log line gets while a span is active: the standard names a log backend
  * joins on (`trace_id`, `span_id`, as OpenTelemetry's pino instrumentation writes them).
