@@ -81,6 +81,19 @@ beforeAll(async () => {
       'idempotency-key': sometimes(idempotencyKey, 3),
     }),
   };
+  // A batch: items like the single publish's bodies, some keyed (a few keys repeated), and
+  // now and then a body that is no batch at all.
+  const batchItem = fc
+    .tuple(fc.oneof(...events, creates), sometimes(fc.constantFrom('k1', 'k2', 'k3'), 3))
+    .map(([body, key]) => (key === undefined ? body : { ...body, idempotencyKey: key }));
+  profiles['POST /api/webhooks/content/batch'] = {
+    body: fc
+      .oneof(
+        { weight: 6, arbitrary: fc.array(batchItem, { minLength: 1, maxLength: 8 }) },
+        { weight: 1, arbitrary: fc.array(fc.anything(), { maxLength: 3 }) },
+      )
+      .map((items) => ({ events: items.map((item) => markCategory(item, mark)) })),
+  };
   profiles['GET /api/webhooks/content'] = {
     queryValues: { cursor: fc.constant(cursor), event: fc.constantFrom(...EVENT_NAMES) },
   };

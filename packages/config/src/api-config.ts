@@ -41,6 +41,9 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   API_KEY_QUOTA: envInteger(50, { min: 1, max: 10_000 }),
   AUTH_BODY_LIMIT_BYTES: envInteger(16 * 1024, { min: 1024, max: 1024 * 1024 }),
   CONTENT_BODY_LIMIT_BYTES: envInteger(1024 * 1024, { min: 1024, max: 64 * 1024 * 1024 }),
+  /** Largest body of `POST /api/webhooks/content/batch`, and the most events in one. */
+  CONTENT_BATCH_LIMIT_BYTES: envInteger(1024 * 1024, { min: 1024, max: 64 * 1024 * 1024 }),
+  CONTENT_BATCH_MAX_EVENTS: envInteger(1_000, { min: 1, max: 10_000 }),
   API_KEY_CACHE_TTL_MS: envInteger(1_000, { min: 0, max: 60_000 }),
   /** How long a rotated-out signing secret still verifies, so senders can switch over. */
   SIGNING_SECRET_OVERLAP_HOURS: envInteger(24, { min: 0, max: 30 * 24 }),
@@ -90,6 +93,8 @@ export const apiConfigFromEnv = ApiEnvSchema.transform((env) => {
     limits: {
       authBodyBytes: env.AUTH_BODY_LIMIT_BYTES,
       contentBodyBytes: env.CONTENT_BODY_LIMIT_BYTES,
+      batchBodyBytes: env.CONTENT_BATCH_LIMIT_BYTES,
+      batchMaxEvents: env.CONTENT_BATCH_MAX_EVENTS,
       waitMaxSeconds: env.WAIT_MAX_SECONDS,
       registerPerIpPerHour: env.RATE_LIMIT_REGISTER_PER_IP_PER_HOUR,
       loginPerIpPerMinute: env.RATE_LIMIT_LOGIN_PER_IP_PER_MINUTE,

@@ -20,6 +20,7 @@ export * from './auth.js';
 export * from './api-keys.js';
 export * from './content-limits.js';
 export * from './events.js';
+export * from './batch.js';
 export * from './receipts.js';
 export * from './outgoing-messages.js';
 export * from './reads.js';

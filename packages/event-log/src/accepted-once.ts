@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { insertAccepted, type QueuedEvent } from './accepted.js';
 import {
   keyLockArguments,
+  LOCK_KEYS_IN_ORDER,
   mismatchError,
   type IdempotencyClaim,
   type RecordedOnce,
@@ -115,6 +116,55 @@ export async function recordAcceptedOnce(
     // Its lock held, the key can only have been freed (expired) since the claim was tried.
     if ('alone' in outcome) throw new Error('idempotency key vanished after a conflict');
     return outcome;
+  });
+}
+
+/** What recording one publisher's batch did for one of its events. */
+export type CallOutcome = RecordedOnce | { refused: AppError };
+
+/**
+ * Records the accepted events of one publisher's batch call in one transaction, in the
+ * order given, claiming the Idempotency-Keys of those sent with one (distinct per account
+ * in a call). Unlike a group-commit batch, which is shared by other callers and so only
+ * tries its keys' locks, this waits for them, in one order: an entry left to be recorded
+ * alone would take its sequence after the entries behind it in the call, and the call's
+ * order is its lines' order. A retry of the call still in flight elsewhere is waited for,
+ * then finds its keys taken and gets their events (409 after 5 s of waiting).
+ */
+export async function recordAcceptedCall(
+  pool: pg.Pool,
+  entries: AcceptedEntry[],
+): Promise<CallOutcome[]> {
+  return inTransaction(pool, async (client) => {
+    const keyed = entries.filter(hasKey);
+    if (keyed.length > 0) {
+      await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
+      await inUseOnTimeout(() =>
+        client.query({
+          name: 'lock-idempotency-keys-in-order',
+          text: LOCK_KEYS_IN_ORDER,
+          values: [
+            keyed.map((entry) => entry.queued.accountId),
+            keyed.map((entry) => entry.claim.key),
+          ],
+        }),
+      );
+    }
+    const settled = await settleByKeys(client, entries);
+    const toRecord = entries.filter((_, i) => settled[i] === undefined);
+    const receivedAt =
+      toRecord.length === 0
+        ? undefined
+        : await insertAccepted(
+            client,
+            toRecord.map((entry) => entry.queued),
+          );
+    return settled.map((outcome) => {
+      if (outcome === undefined && receivedAt !== undefined) return { receivedAt };
+      if (outcome !== undefined && !('alone' in outcome)) return outcome;
+      // Its lock held, a key can only have been freed (expired) since it was tried.
+      throw new Error('idempotency key vanished while its lock was held');
+    });
   });
 }
 

@@ -21,8 +21,21 @@ export type RecordedOnce = { receivedAt: Date } | { replayOf: string };
  * keep these locks apart from the lines' one-bigint locks (`insertAccepted`); keys whose
  * hashes collide only share a lock, which makes one wait or go alone, never answer wrongly.
  */
-export const keyLockArguments = (rows: string) =>
-  `1769105, hashtext(${rows}.account_id::text || '/' || ${rows}.key)`;
+export const keyLockArguments = (rows: string) => `${KEY_LOCK_SPACE}, ${keyLockHash(rows)}`;
+
+const KEY_LOCK_SPACE = 1769105;
+const keyLockHash = (rows: string) => `hashtext(${rows}.account_id::text || '/' || ${rows}.key)`;
+
+/**
+ * A statement that waits for the locks of many keys (`$1` account ids, `$2` keys), taken
+ * in one order, the hashes', so that two transactions waiting on overlapping keys never
+ * deadlock. Every transaction takes its keys' locks before its lines' (`insertAccepted`).
+ */
+export const LOCK_KEYS_IN_ORDER = `
+  SELECT count(pg_advisory_xact_lock(${KEY_LOCK_SPACE}, held.hash)::text) AS locked
+  FROM (SELECT DISTINCT ${keyLockHash('asked')} AS hash
+        FROM unnest($1::uuid[], $2::text[]) AS asked(account_id, key)
+        ORDER BY hash) AS held`;
 
 export const mismatchError = () =>
   new AppError(

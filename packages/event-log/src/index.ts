@@ -16,9 +16,11 @@ export {
 } from './idempotency-keys.js';
 export {
   recordAcceptedBatch,
+  recordAcceptedCall,
   recordAcceptedOnce,
   type AcceptedEntry,
   type BatchOutcome,
+  type CallOutcome,
 } from './accepted-once.js';
 export { insertRejected, type RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';

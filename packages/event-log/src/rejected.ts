@@ -14,24 +14,32 @@ export interface RejectedEvent {
   error: unknown;
 }
 
-/** Records a refused call, finished at once: an operator can see what a bot sent, and why not. */
-export async function insertRejected(on: Queryable, rejected: RejectedEvent): Promise<void> {
+/**
+ * Records refused calls (or a batch's refused items), finished at once, in one statement:
+ * an operator can see what a bot sent, and why not.
+ */
+export async function insertRejected(on: Queryable, rejected: RejectedEvent[]): Promise<void> {
+  if (rejected.length === 0) return;
   await on.query({
-    name: 'insert-rejected-event',
+    name: 'insert-rejected-events',
     text: `
       INSERT INTO webhook_logs
         (id, account_id, api_key_id, event, payload, request_id, status, order_keys,
          finished_at, error)
-      VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5::jsonb, $6, 'rejected', '{}', now(), $7::jsonb)`,
+      SELECT r.id, r.account_id, r.api_key_id, r.event, r.payload, r.request_id, 'rejected',
+             '{}', now(), r.error
+      FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[],
+                  $7::jsonb[])
+           AS r(id, account_id, api_key_id, event, payload, request_id, error)`,
     values: [
-      rejected.id,
-      rejected.accountId,
-      rejected.apiKeyId,
-      rejected.event,
+      rejected.map((row) => row.id),
+      rejected.map((row) => row.accountId),
+      rejected.map((row) => row.apiKeyId),
+      rejected.map((row) => row.event),
       // A body of JSON null (or none) is stored as JSON null, not SQL NULL.
-      JSON.stringify(rejected.payload ?? null),
-      rejected.requestId,
-      JSON.stringify(rejected.error),
+      rejected.map((row) => JSON.stringify(row.payload ?? null)),
+      rejected.map((row) => row.requestId),
+      rejected.map((row) => JSON.stringify(row.error)),
     ],
   });
 }

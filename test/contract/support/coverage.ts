@@ -36,6 +36,7 @@ export const GROUPS = {
   ],
   content: [
     'POST /api/webhooks/content',
+    'POST /api/webhooks/content/batch',
     'GET /api/webhooks/content',
     'GET /api/webhooks/content/{id}',
   ],

@@ -15,7 +15,13 @@ import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
 import { requestHashOf } from './idempotency.js';
-import { recordableEventName, recordablePayload } from './recordable-payload.js';
+import {
+  acceptedAnswer,
+  countAccepted,
+  countRejected,
+  originalAnswers,
+  rejectedRow,
+} from './event-answers.js';
 import { idempotencyKeyOf, verifyCallSignature, type SignedCall } from './request-signature.js';
 
 type Deps = Pick<
@@ -62,7 +68,7 @@ export async function ingestEvent(
     signed = verifyCallSignature(input.signature);
   } catch (error) {
     // Refused by its own key: recorded as rejected, like an invalid event.
-    if (isAppError(error)) await reject(deps, input, eventField, error);
+    if (isAppError(error)) await rejectCall(deps, input, eventField, error);
     throw error;
   }
   const scopes = scopesToPublish(eventField);
@@ -73,7 +79,7 @@ export async function ingestEvent(
     checked = checkCall(schemas, input, signed);
   } catch (error) {
     // An invalid call is still a call: recorded as rejected, then answered with its error.
-    if (isAppError(error)) await reject(deps, input, eventField, error);
+    if (isAppError(error)) await rejectCall(deps, input, eventField, error);
     throw error;
   }
   const { idempotencyKey, event, data } = checked;
@@ -108,7 +114,7 @@ async function accept(
   if (claim === undefined) {
     // Written and queued together with the other requests of the moment (group commit).
     const receivedAt = await deps.acceptBatcher.accept(queued);
-    countAccepted(deps, queued);
+    countAccepted(deps, queued.event);
     return { accepted: acceptedAnswer(queued.id, queued.event, receivedAt), replayed: false };
   }
 
@@ -116,9 +122,11 @@ async function accept(
   // on the first.
   const outcome = await deps.acceptBatcher.acceptOnce(queued, claim);
   if ('replayOf' in outcome) {
-    return { accepted: await originalAnswer(deps, outcome.replayOf), replayed: true };
+    const original = (await originalAnswers(deps, [outcome.replayOf])).get(outcome.replayOf);
+    if (original === undefined) throw new Error(`event ${outcome.replayOf} of a key is gone`);
+    return { accepted: original, replayed: true };
   }
-  countAccepted(deps, queued);
+  countAccepted(deps, queued.event);
   return { accepted: acceptedAnswer(queued.id, queued.event, outcome.receivedAt), replayed: false };
 }
 
@@ -145,50 +153,20 @@ export function rejectedEventId(error: unknown): string | undefined {
   return typeof eventId === 'string' ? eventId : undefined;
 }
 
-const acceptedAnswer = (id: string, event: string, receivedAt: Date): AcceptedEvent => ({
-  id,
-  event,
-  status: 'queued',
-  receivedAt: receivedAt.toISOString(),
-});
-
-async function originalAnswer(deps: Deps, eventId: string): Promise<AcceptedEvent> {
-  const original = await deps.db.prisma.webhookLog.findUniqueOrThrow({
-    where: { id: eventId },
-    select: { id: true, event: true, receivedAt: true },
-  });
-  return acceptedAnswer(original.id, original.event ?? '', original.receivedAt);
-}
-
-function countAccepted(deps: Deps, queued: QueuedEvent): void {
-  deps.acceptedCounter.increment();
-  deps.metrics.eventsAccepted.inc({ event: queued.event });
-}
-
-async function reject(
-  deps: Deps,
-  input: IngestInput,
+/**
+ * Records a call refused as a whole after its key was found (`rejected`), and throws its
+ * refusal with the event's id and receipt: one call, one event.
+ */
+export async function rejectCall(
+  deps: Pick<Deps, 'db' | 'metrics' | 'logger'>,
+  input: Pick<IngestInput, 'principal' | 'requestId' | 'body'>,
   eventField: unknown,
   error: AppError,
 ): Promise<never> {
   const id = uuidv7();
-  await insertRejected(deps.db.pool, {
-    id,
-    accountId: input.principal.accountId,
-    apiKeyId: input.principal.apiKeyId,
-    requestId: input.requestId,
-    event: recordableEventName(eventField),
-    payload: recordablePayload(input.body),
-    // The message and field paths may quote what was sent (an unknown field's name):
-    // cleaned like the payload, or PostgreSQL would refuse the row.
-    error: recordablePayload({
-      code: error.code,
-      message: error.message,
-      ...(error.errors ? { errors: error.errors } : {}),
-    }),
-  });
-  deps.metrics.eventsRejected.inc({ code: error.code });
-  deps.logger.info({ eventId: id, requestId: input.requestId, code: error.code }, 'event rejected');
+  const sent = { event: eventField, body: input.body };
+  await insertRejected(deps.db.pool, [rejectedRow(id, input, sent, error)]);
+  countRejected(deps, input.requestId, [{ eventId: id, code: error.code }]);
   throw new AppError(error.code, error.message, {
     errors: error.errors,
     extensions: { ...error.extensions, eventId: id, instance: receiptPath(id) },

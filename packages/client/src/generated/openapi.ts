@@ -241,6 +241,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/webhooks/content/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Publish many content events in one call
+     * @description Up to 1000 events (CONTENT_BATCH_MAX_EVENTS) in 1048576 bytes (CONTENT_BATCH_LIMIT_BYTES). Each event is checked, recorded and queued as a single publish would be, and answered in `results`, in the order sent: its receipt's id, or its error with the status a single publish would get. Accepted events are recorded in one transaction, in the order sent, before the answer. An event with an `idempotencyKey` is recorded once across retries of the batch (the retry answers with the same id); in a signed call, an event without one is keyed by the call's webhook-id and its place. The account's rate limit counts events: those past it are answered RATE_LIMITED with retryAfterSeconds, and not recorded.
+     */
+    post: operations['publishEvents'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/webhooks/content/{id}': {
     parameters: {
       query?: never;
@@ -785,6 +805,68 @@ export interface components {
        */
       eventId?: string;
     };
+    ContentBatchRequestInput: {
+      events: (
+        | {
+            /** @constant */
+            event: 'article.create';
+            data: {
+              title: string;
+              body: string[];
+              excerpt?: string;
+              cover?: string;
+              category?: string;
+              /** @description Computed from the body (about 200 words a minute) when absent */
+              readMinutes?: number;
+              /** @description Derived from the title when absent (`-2`, `-3`, ... appended if taken) */
+              slug?: string;
+            };
+            /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
+            idempotencyKey?: string;
+          }
+        | {
+            /** @constant */
+            event: 'article.update';
+            data: {
+              slug: string;
+              title?: string;
+              body?: string[];
+              excerpt?: string | null;
+              cover?: string | null;
+              category?: string | null;
+              readMinutes?: number | null;
+              newSlug?: string;
+            };
+            /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
+            idempotencyKey?: string;
+          }
+        | {
+            /** @constant */
+            event: 'article.delete';
+            data: {
+              slug: string;
+            };
+            /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
+            idempotencyKey?: string;
+          }
+        | {
+            /** @constant */
+            event: 'highlight.create';
+            data: {
+              title: string;
+              videoUrl: string;
+              thumbnailUrl?: string;
+              durationSeconds?: number;
+              description?: string;
+              /** @description Links the highlight to one of your articles */
+              articleSlug?: string;
+              tags?: string[];
+            };
+            /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
+            idempotencyKey?: string;
+          }
+      )[];
+    };
     Problem: {
       type: string;
       title: string;
@@ -903,6 +985,81 @@ export interface components {
       signingSecret: string;
       /** @description Until when the previous secret still verifies (null when the overlap is 0), so senders can switch without a refused call */
       previousSecretExpiresAt: string | null;
+    };
+    BatchItemError: {
+      /** @description The HTTP status a single publish of it would get */
+      status: number;
+      /** @enum {string} */
+      code:
+        | 'VALIDATION_FAILED'
+        | 'INVALID_JSON'
+        | 'UNKNOWN_EVENT'
+        | 'UNAUTHENTICATED'
+        | 'INVALID_CREDENTIALS'
+        | 'SIGNATURE_REQUIRED'
+        | 'SIGNATURE_INVALID'
+        | 'SIGNATURE_EXPIRED'
+        | 'FORBIDDEN'
+        | 'INSUFFICIENT_SCOPE'
+        | 'NOT_FOUND'
+        | 'ARTICLE_NOT_FOUND'
+        | 'METHOD_NOT_ALLOWED'
+        | 'REQUEST_TIMEOUT'
+        | 'EMAIL_TAKEN'
+        | 'HANDLE_TAKEN'
+        | 'KEY_QUOTA_EXCEEDED'
+        | 'ENDPOINT_QUOTA_EXCEEDED'
+        | 'SLUG_TAKEN'
+        | 'EVENT_NOT_RETRYABLE'
+        | 'IDEMPOTENCY_KEY_IN_USE'
+        | 'EVENT_EXPIRED'
+        | 'PAYLOAD_TOO_LARGE'
+        | 'URI_TOO_LONG'
+        | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'IDEMPOTENCY_KEY_MISMATCH'
+        | 'RATE_LIMITED'
+        | 'HEADERS_TOO_LARGE'
+        | 'INTERNAL_ERROR'
+        | 'PROCESSING_FAILED'
+        | 'UNAVAILABLE';
+      message: string;
+      errors?: {
+        /** @description Dot path of the field, such as `data.title` or `scopes.1` */
+        path: string;
+        message: string;
+      }[];
+      /** @description With RATE_LIMITED: when the item may be sent again */
+      retryAfterSeconds?: number;
+    };
+    BatchItemResult:
+      | {
+          /**
+           * Format: uuid
+           * @description The event's id: its receipt
+           */
+          id: string;
+          event: string;
+          /** @constant */
+          status: 'queued';
+          /** Format: date-time */
+          receivedAt: string;
+          /**
+           * @description Its idempotencyKey named an event already recorded: this is that event
+           * @constant
+           */
+          replayed?: true;
+        }
+      | {
+          /**
+           * Format: uuid
+           * @description The rejected event recorded for it, when it was recorded
+           */
+          id?: string;
+          error: components['schemas']['BatchItemError'];
+        };
+    ContentBatchResult: {
+      /** @description One per event sent, in the order sent */
+      results: components['schemas']['BatchItemResult'][];
     };
     /** @description What the event changed */
     EventResult:
@@ -4349,6 +4506,225 @@ export interface operations {
         };
       };
       /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  publishEvents: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Standard Webhooks request signature over the whole body, as on a single publish; required when the key has requireSignature */
+        'webhook-id'?: string;
+        'webhook-timestamp'?: string;
+        'webhook-signature'?: string;
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ContentBatchRequestInput'];
+      };
+    };
+    responses: {
+      /** @description One result per event, in the order sent */
+      200: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ContentBatchResult'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED, INVALID_JSON, UNKNOWN_EVENT */
+      400: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED, INVALID_CREDENTIALS, SIGNATURE_REQUIRED, SIGNATURE_INVALID, SIGNATURE_EXPIRED */
+      401: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      409: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED */
+      429: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE */
       503: {
         headers: {
           /** @description Requests allowed in the window */

@@ -25,6 +25,8 @@ import { awaitOutcome, throwUnlessSucceeded } from '../../services/outcome.js';
 import { preferredWaitSeconds } from '../../services/prefer-wait.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
 import { HEADERS, json, problem, problems } from '../../plugins/openapi-responses.js';
+import { batchRoute } from './batch.js';
+import { contentQuotaHooks } from './quota-hooks.js';
 
 const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
 
@@ -48,23 +50,10 @@ const OUTCOME_HEADERS = { ...PUBLISH_HEADERS, ...PREFERENCE_APPLIED };
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const schemas = createEventSchemas(deps.config.content);
-  // Per account, whichever of its keys sends: more keys buy no more events (its weight,
-  // set by an operator, does). Counted in Redis so that the limit holds across API
-  // instances; it fails open when Redis is unreachable (see plugins/rate-limit.ts).
-  // Checked after admission control, before the body is read, so that a request refused
-  // there costs no round trip to Redis.
+  const quota = contentQuotaHooks(app, deps);
   const weighted = (perMinute: number) => (request: FastifyRequest) =>
     perMinute *
     (request.principal === null ? 1 : deps.shares.shareOf(request.principal.accountId).weight);
-  const perAccountRateLimit = rateLimitHook(app, [
-    {
-      name: 'content-account',
-      max: weighted(deps.config.limits.contentPerAccountPerMinute),
-      windowMs: MINUTE_MS,
-      key: (request) =>
-        request.principal?.via === 'apiKey' ? request.principal.accountId : undefined,
-    },
-  ]);
   // Receipts are read by the account, however it authenticates: a bot polling in a tight
   // loop would otherwise take a whole core of the API (and with it, of a small machine)
   // from everyone else, admission control or not.
@@ -88,8 +77,10 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
       // Publishes share group commits: one holds a single place in admission control.
       config: { admission: 1 },
       onRequest: app.requireApiKey,
+      // Checked after admission control, before the body is read, so that a request
+      // refused there costs no round trip to Redis.
       preParsing: async (request, reply, payload) => {
-        if (!reply.sent) await perAccountRateLimit(request, reply);
+        await quota.takeOne(request, reply);
         return payload;
       },
       // The body schema documents the contract; validation happens in the handler, after
@@ -182,6 +173,8 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
       return reply.code(202).send(accepted);
     },
   );
+
+  batchRoute(app, deps, schemas, quota);
 
   app.get(
     '/:id',

@@ -1,0 +1,88 @@
+import { batchRequestSchema, BatchResultSchema, type EventSchemas } from '@ingest/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ApiDeps } from '../../deps.js';
+import { principalOf } from '../../plugins/authentication.js';
+import { HEADERS, json, problems } from '../../plugins/openapi-responses.js';
+import { eventCountOf } from '../../services/batch-items.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
+import { publishBatch } from '../../services/publish-batch.js';
+import type { contentQuotaHooks } from './quota-hooks.js';
+
+type App = Parameters<FastifyPluginAsyncZod>[0];
+
+/**
+ * POST /api/webhooks/content/batch: many events in one call, each answered on its own.
+ * A call with some bad events is not a failed call: it answers 200 with one result per
+ * event, in order; only a call that is not a batch at all, or whose signature fails, is
+ * refused as a whole (and recorded as one rejected event, like a single publish).
+ */
+export function batchRoute(
+  app: App,
+  deps: ApiDeps,
+  schemas: EventSchemas,
+  quota: ReturnType<typeof contentQuotaHooks>,
+): void {
+  const { batchBodyBytes, batchMaxEvents } = deps.config.limits;
+  app.post(
+    '/batch',
+    {
+      bodyLimit: batchBodyBytes,
+      // A batch holds a database connection for its own transaction, like most requests:
+      // the default places in admission control, not one per event.
+      onRequest: app.requireApiKey,
+      preParsing: async (request, reply, payload) => {
+        await quota.refuseWhenSpent(request, reply);
+        return payload;
+      },
+      // The body schema documents the contract; the handler checks each event on its own,
+      // so that one bad event is refused alone.
+      validatorCompiler: () => (data: unknown) => ({ value: data }),
+      schema: {
+        operationId: 'publishEvents',
+        summary: 'Publish many content events in one call',
+        description: `Up to ${batchMaxEvents} events (CONTENT_BATCH_MAX_EVENTS) in ${batchBodyBytes} bytes (CONTENT_BATCH_LIMIT_BYTES). Each event is checked, recorded and queued as a single publish would be, and answered in \`results\`, in the order sent: its receipt's id, or its error with the status a single publish would get. Accepted events are recorded in one transaction, in the order sent, before the answer. An event with an \`idempotencyKey\` is recorded once across retries of the batch (the retry answers with the same id); in a signed call, an event without one is keyed by the call's webhook-id and its place. The account's rate limit counts events: those past it are answered RATE_LIMITED with retryAfterSeconds, and not recorded.`,
+        tags: ['content'],
+        security: [{ apiKeyAuth: [] }],
+        headers: z.looseObject({
+          'webhook-id': z.string().optional().meta({
+            description:
+              'Standard Webhooks request signature over the whole body, as on a single publish; required when the key has requireSignature',
+          }),
+          'webhook-timestamp': z.string().optional(),
+          'webhook-signature': z.string().optional(),
+        }),
+        body: batchRequestSchema(batchMaxEvents),
+        response: {
+          200: json(BatchResultSchema, 'One result per event, in the order sent', {
+            ...HEADERS.rateLimit,
+          }),
+          ...problems(400, 401, 403, 409, 413, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      if (principal.via !== 'apiKey' || request.keySigning === null) {
+        throw new Error('route is missing requireApiKey');
+      }
+      const taken = await quota.take(request, reply, eventCountOf(request.body, batchMaxEvents));
+      if (taken === undefined) return reply; // refused: answered already
+      const results = await publishBatch(deps, schemas, {
+        principal,
+        signature: {
+          headers: request.headers,
+          rawBody: request.rawBody,
+          signing: request.keySigning,
+        },
+        body: request.body,
+        requestId: request.id,
+        idempotencyKeyHeader: request.headers[IDEMPOTENCY_KEY_HEADER] as string | undefined,
+        granted: taken.granted,
+        retryAfterSeconds: taken.resetSeconds,
+      });
+      if (taken.granted < results.length) reply.header('retry-after', taken.resetSeconds);
+      return reply.code(200).send({ results });
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiDeps } from '../../deps.js';
+import { createEventQuota, type Taken } from '../../services/event-quota.js';
+
+/**
+ * The per-account content rate limit on the publishing routes, counted in events: per
+ * account, whichever of its keys sends (more keys buy no more events; its weight, set by
+ * an operator, does). A single publish takes its one event before its body is read; a
+ * batch is refused there only when nothing is left, and takes its events once they are
+ * counted.
+ */
+export function contentQuotaHooks(app: FastifyInstance, deps: ApiDeps) {
+  const quota = createEventQuota(deps.redis, deps.config.redis.keyPrefix);
+  const limitOf = (accountId: string) =>
+    deps.config.limits.contentPerAccountPerMinute * deps.shares.shareOf(accountId).weight;
+  const accountOf = (request: FastifyRequest) =>
+    request.principal?.via === 'apiKey' ? request.principal.accountId : undefined;
+
+  /** Answers 429 when nothing was granted; otherwise sets the RateLimit-* headers. */
+  const answer = (request: FastifyRequest, reply: FastifyReply, taken: Taken, asked: number) => {
+    if (taken.resetSeconds === 0) return taken; // Redis did not answer: not limited
+    if (asked > 0 && taken.granted === 0) {
+      const seconds = String(taken.resetSeconds);
+      app.refuse(request, reply, {
+        reason: 'rate_limit',
+        code: 'RATE_LIMITED',
+        detail: `Too many events (content-account); retry in ${seconds} s`,
+        headers: {
+          'retry-after': seconds,
+          'ratelimit-limit': String(taken.limit),
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': seconds,
+        },
+      });
+      return undefined;
+    }
+    reply.header('ratelimit-limit', taken.limit);
+    reply.header('ratelimit-remaining', taken.remaining);
+    reply.header('ratelimit-reset', taken.resetSeconds);
+    return taken;
+  };
+
+  return {
+    /** preParsing of a single publish: its event. */
+    async takeOne(request: FastifyRequest, reply: FastifyReply) {
+      const accountId = accountOf(request);
+      if (reply.sent || accountId === undefined) return;
+      answer(request, reply, await quota.take(accountId, limitOf(accountId), 1), 1);
+    },
+    /** preParsing of a batch: refused at once when the account has nothing left. */
+    async refuseWhenSpent(request: FastifyRequest, reply: FastifyReply) {
+      const accountId = accountOf(request);
+      if (reply.sent || accountId === undefined) return;
+      const left = await quota.peek(accountId, limitOf(accountId));
+      if (left.resetSeconds > 0 && left.remaining === 0) answer(request, reply, left, 1);
+    },
+    /** A batch's events, once counted: what was granted, or undefined when it was refused. */
+    async take(request: FastifyRequest, reply: FastifyReply, count: number) {
+      const accountId = accountOf(request);
+      if (accountId === undefined) throw new Error('route is missing requireApiKey');
+      return answer(request, reply, await quota.take(accountId, limitOf(accountId), count), count);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from './errors/error-codes.js';
+import { FieldProblemSchema } from './errors/problem.js';
+import { ContentEventRequestSchema } from './events.js';
+
+/** Events one batch may carry when CONTENT_BATCH_MAX_EVENTS is not set. */
+export const DEFAULT_BATCH_MAX_EVENTS = 1_000;
+
+const IdempotencyKeyField = z.string().min(1).max(255).optional().meta({
+  description:
+    "1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id",
+});
+
+/**
+ * The request body of POST /api/webhooks/content/batch, for documentation: the items are
+ * checked one by one by the handler, so that one bad item is refused alone.
+ */
+export const batchRequestSchema = (maxEvents: number) =>
+  z
+    .strictObject({
+      events: z
+        .array(
+          z.union(
+            ContentEventRequestSchema.options.map((variant) =>
+              variant.extend({ idempotencyKey: IdempotencyKeyField }),
+            ),
+          ),
+        )
+        .min(1)
+        .max(maxEvents),
+    })
+    .meta({ id: 'ContentBatchRequest' });
+
+const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+
+export const BatchItemErrorSchema = z
+  .object({
+    status: z.int().meta({ description: 'The HTTP status a single publish of it would get' }),
+    code: z.enum(ERROR_CODE_NAMES),
+    message: z.string(),
+    errors: z.array(FieldProblemSchema).optional(),
+    retryAfterSeconds: z.int().optional().meta({
+      description: 'With RATE_LIMITED: when the item may be sent again',
+    }),
+  })
+  .meta({ id: 'BatchItemError' });
+export type BatchItemError = z.infer<typeof BatchItemErrorSchema>;
+
+export const BatchItemResultSchema = z
+  .union([
+    z.object({
+      id: z.uuid().meta({ description: "The event's id: its receipt" }),
+      event: z.string(),
+      status: z.literal('queued'),
+      receivedAt: z.iso.datetime(),
+      replayed: z.literal(true).optional().meta({
+        description: 'Its idempotencyKey named an event already recorded: this is that event',
+      }),
+    }),
+    z.object({
+      id: z.uuid().optional().meta({
+        description: 'The rejected event recorded for it, when it was recorded',
+      }),
+      error: BatchItemErrorSchema,
+    }),
+  ])
+  .meta({ id: 'BatchItemResult' });
+export type BatchItemResult = z.infer<typeof BatchItemResultSchema>;
+
+export const BatchResultSchema = z
+  .object({
+    results: z.array(BatchItemResultSchema).meta({
+      description: 'One per event sent, in the order sent',
+    }),
+  })
+  .meta({ id: 'ContentBatchResult' });
+export type BatchResult = z.infer<typeof BatchResultSchema>;
