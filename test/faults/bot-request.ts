@@ -69,7 +69,7 @@ const REQUEST_TIMEOUT_MS = 10_000;
 // cope with anyway.
 const MAX_RETRY_AFTER_MS = 1_500;
 
-function backoffMs(retry: number, retryAfter: string | null): number {
+export function backoffMs(retry: number, retryAfter: string | null): number {
   const jitter = Math.random() * 100;
   const seconds = Number(retryAfter);
   if (retryAfter !== null && Number.isFinite(seconds)) {
@@ -79,7 +79,7 @@ function backoffMs(retry: number, retryAfter: string | null): number {
 }
 
 /** Whether the bot should send the same request again after this answer. */
-function retryable(status: number, code: string | undefined): boolean {
+export function retryable(status: number, code: string | undefined): boolean {
   // 409 IDEMPOTENCY_KEY_IN_USE says "retry shortly": a concurrent copy is still recording.
   return status >= 500 || status === 429 || (status === 409 && code === 'IDEMPOTENCY_KEY_IN_USE');
 }
@@ -150,7 +150,7 @@ export async function deliver(
   }
 }
 
-function safeJson(text: string): Record<string, unknown> | undefined {
+export function safeJson(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object'

@@ -4,6 +4,7 @@
 // 1 the bot sends the next ones without waiting, and the API's acceptance order (the
 // `sequence` it records) then decides which came first, not the script.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deliverBatch } from './bot-batch.js';
 import { deliver, newCounters, type BotCounters, type Delivery } from './bot-request.js';
 import type { PlannedEvent, SlugScript } from './workload.js';
 
@@ -43,6 +44,12 @@ export interface LoadOptions {
    * and several in flight per slug would seldom happen.
    */
   burst: number;
+  /**
+   * Events per call: above 1, each lane sends its events as batches of up to this many
+   * (POST /api/webhooks/content/batch), from the slugs ready at that moment, all under one
+   * API key; a slug's events in one batch keep their script's order.
+   */
+  batch?: number;
 }
 
 export interface Load {
@@ -104,39 +111,109 @@ export function startLoad(options: LoadOptions): Load {
     };
   }
 
+  /**
+   * A batch's events, sent as a bot retries a batch; its events planned as duplicates make
+   * the whole batch go twice: after its answer, or at the same time.
+   */
+  async function sendBatch(planned: PlannedEvent[]): Promise<SentEvent[]> {
+    const [head] = planned;
+    if (head === undefined) return [];
+    const first = head.index % options.baseUrls.length;
+    const request = {
+      baseUrls: [...options.baseUrls.slice(first), ...options.baseUrls.slice(0, first)],
+      apiKey: options.apiKeys[head.apiKeyIndex] ?? '',
+      items: planned.map(({ idempotencyKey, event, data }) => ({ idempotencyKey, event, data })),
+    };
+    const once = () => deliverBatch(request, counters, options.retryBudgetMs);
+    const sentAt = Date.now();
+    const twice = (kind: string) => planned.some((event) => event.duplicate === kind);
+    let rounds: Delivery[][];
+    // `after` first: its re-send must be the second answer, which a concurrent one may not be.
+    if (twice('after')) {
+      const firstRound = await once();
+      rounds = [firstRound, await once()];
+    } else if (twice('concurrent')) rounds = await Promise.all([once(), once()]);
+    else rounds = [await once()];
+    return planned.map((event, i) => {
+      const deliveries = rounds.flatMap((round) => (round[i] === undefined ? [] : [round[i]]));
+      const ids = new Set(deliveries.flatMap((d) => (d.id === undefined ? [] : [d.id])));
+      return {
+        planned: event,
+        deliveries,
+        ids,
+        accepted: deliveries.some((d) => d.outcome === 'accepted'),
+        sentAt,
+        answeredAt: Date.now(),
+      };
+    });
+  }
+
+  /** The events a lane sends next: one, or a batch's worth from the slugs ready now. */
+  function takeReady(): Array<{ queue: (typeof queues)[number]; planned: PlannedEvent }> {
+    const ready = queues.filter((q) => q.inFlight < options.inFlightPerSlug && q.events.length > 0);
+    const taken: Array<{ queue: (typeof queues)[number]; planned: PlannedEvent }> = [];
+    const size = options.batch ?? 1;
+    let apiKeyIndex: number | undefined;
+    for (let i = ready.length - 1; i > 0; i -= 1) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [ready[i], ready[j]] = [
+        ready[j] as (typeof ready)[number],
+        ready[i] as (typeof ready)[number],
+      ];
+    }
+    for (const queue of ready) {
+      // A slug's next events, in order, while it has room in flight and they share a key.
+      while (
+        taken.length < size &&
+        queue.inFlight < options.inFlightPerSlug &&
+        queue.events[0] !== undefined &&
+        (apiKeyIndex ?? queue.events[0].apiKeyIndex) === queue.events[0].apiKeyIndex
+      ) {
+        const planned = queue.events.shift() as PlannedEvent;
+        apiKeyIndex = planned.apiKeyIndex;
+        queue.inFlight += 1;
+        taken.push({ queue, planned });
+      }
+      if (taken.length >= size) break;
+    }
+    return taken;
+  }
+
   async function lane(): Promise<void> {
     for (;;) {
       const elapsed = Date.now() - started;
       if (elapsed > options.maxLoadMs * 1.25) return;
       if (elapsed > options.maxLoadMs && sent.length >= options.minEvents) return;
-      const ready = queues.filter(
-        (q) => q.inFlight < options.inFlightPerSlug && q.events.length > 0,
-      );
-      if (ready.length === 0) {
+      const taken = takeReady();
+      if (taken.length === 0) {
         if (queues.every((q) => q.events.length === 0)) return;
         await new Promise<void>((resolve) => waiting.add(resolve));
         continue;
       }
-      const queue = ready[Math.floor(Math.random() * ready.length)];
-      const planned = queue?.events.shift();
-      if (queue === undefined || planned === undefined) continue;
-      queue.inFlight += 1;
       // Pacing: event n leaves no earlier than n / rate seconds after the start, rounded
       // down to its group's first event when events leave in groups.
       const due =
         started +
         (Math.floor(scheduled / options.burst) * options.burst * 1_000) / options.eventsPerSecond;
-      scheduled += 1;
+      scheduled += taken.length;
       try {
         await sleep(Math.max(0, due - Date.now()));
-        const result = await sendOne(planned);
-        sent.push(result);
-        // Per-slug order: a slug whose event was not accepted stops there, since what the
-        // API did with it is unknown and the next event must not overtake it. Events of it
-        // already in flight go on: they were sent before the bot knew.
-        if (!result.accepted && !planned.invalid) queue.events.length = 0;
+        const results =
+          options.batch === undefined
+            ? [await sendOne((taken[0] as (typeof taken)[number]).planned)]
+            : await sendBatch(taken.map(({ planned }) => planned));
+        for (const [i, result] of results.entries()) {
+          sent.push(result);
+          // Per-slug order: a slug whose event was not accepted stops there, since what the
+          // API did with it is unknown and the next event must not overtake it. Events of
+          // it already in flight go on: they were sent before the bot knew.
+          const queue = taken[i]?.queue;
+          if (queue !== undefined && !result.accepted && !result.planned.invalid) {
+            queue.events.length = 0;
+          }
+        }
       } finally {
-        queue.inFlight -= 1;
+        for (const { queue } of taken) queue.inFlight -= 1;
         settleMilestones();
         wakeAll();
       }

@@ -104,7 +104,8 @@ export async function runScenario(
   });
   const total = scripts.reduce((sum, script) => sum + script.events.length, 0);
   const inFlight =
-    shape.inFlightPerSlug > 1 ? `, up to ${shape.inFlightPerSlug} of a slug in flight` : '';
+    (shape.inFlightPerSlug > 1 ? `, up to ${shape.inFlightPerSlug} of a slug in flight` : '') +
+    (shape.batch === undefined ? '' : `, in batches of up to ${shape.batch}`);
   log(
     `${scenario.name}: ${total} events over ${scripts.length} slugs${inFlight}; fault: ${scenario.fault}`,
   );
@@ -120,6 +121,7 @@ export async function runScenario(
     minEvents: settings.minEventsSent,
     inFlightPerSlug: shape.inFlightPerSlug,
     burst: shape.burst,
+    batch: shape.batch,
   });
   const progress = setInterval(
     () => log(`  ${load.sentCount()}/${total} events acknowledged`),

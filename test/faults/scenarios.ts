@@ -93,6 +93,12 @@ async function killWorkersInTurn(context: FaultContext): Promise<void> {
   log('both workers running again');
 }
 
+async function killApi({ cluster, log }: FaultContext): Promise<void> {
+  log('SIGKILL the API');
+  await cluster.restartApi('SIGKILL');
+  log('new API listening');
+}
+
 // A few articles changed over and over (a live blog, a score being kept): once one exists,
 // nine events in ten update it; the rest delete it (the next is then most likely a create
 // again), add a highlight about it, or create its slug again (SLUG_TAKEN).
@@ -103,6 +109,9 @@ const HOT_MIX: EventMix = {
 // Several events of a slug in flight at once, leaving in groups as large as the bot's 12
 // lanes: paced evenly, a slug's next event would mostly leave after the previous answer.
 const HOT = { mix: HOT_MIX, inFlightPerSlug: 4, burst: 12 };
+// Batches as a bulk publisher sends them: many slugs at once, a slug's next event often in
+// the same call as the one before it, calls leaving in groups as large as a batch.
+const BATCHED = { mix: SPREAD_MIX, inFlightPerSlug: 2, burst: 25, batch: 25 };
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -248,11 +257,19 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'api-sigkill',
     fault: 'SIGKILL the API mid-request, start a new one on the same port',
-    async inject({ cluster, log }) {
-      log('SIGKILL the API');
-      await cluster.restartApi('SIGKILL');
-      log('new API listening');
+    inject: killApi,
+  },
+  {
+    // The same fault on batches: a call cut by the kill is sent again whole, with the same
+    // keys, and must record each of its events once, in its order.
+    name: 'api-sigkill-batches',
+    fault:
+      'events sent in batches of up to 25 (two of a slug in flight); SIGKILL the API mid-call, start a new one on the same port',
+    shape: {
+      quick: { ...BATCHED, slugs: 60, minEvents: 3, maxEvents: 6 },
+      full: { ...BATCHED, slugs: 120, minEvents: 3, maxEvents: 8 },
     },
+    inject: killApi,
   },
   {
     name: 'webhook-receivers',

@@ -57,6 +57,8 @@ export interface WorkloadShape {
   inFlightPerSlug: number;
   /** Events leave in groups of this many, the groups paced to the run's rate; 1: evenly. */
   burst: number;
+  /** Events per call, sent as batches; unset: one call per event. */
+  batch?: number;
 }
 
 export interface WorkloadOptions {

@@ -96,9 +96,8 @@ export async function publishBatch(
   const results: BatchItemResult[] = [];
   const refuse = (error: AppError, item: unknown): BatchItemResult => {
     const id = uuidv7();
-    const event: unknown =
-      typeof item === 'object' && item !== null ? Reflect.get(item, 'event') : null;
-    rejected.push({ row: rejectedRow(id, input, { event, body: item }, error), error });
+    const sent = sentEvent(item);
+    rejected.push({ row: rejectedRow(id, input, sent, error), error });
     return { id, error: itemError(error) };
   };
   for (const plan of plans) {
@@ -158,6 +157,18 @@ function answerOf(
   const original = originals.get(outcome.replayOf);
   if (original === undefined) throw new Error(`event ${outcome.replayOf} of a key is gone`);
   return { ...original, replayed: true };
+}
+
+/**
+ * A refused item as its row records it: what a single publish of it would have sent, so
+ * without its idempotencyKey (a single publish's key is a header, not in its body).
+ */
+function sentEvent(item: unknown): { event: unknown; body: unknown } {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    return { event: null, body: item };
+  }
+  const { idempotencyKey: _key, ...body } = item as Record<string, unknown>;
+  return { event: body.event, body };
 }
 
 /** An item that repeats an earlier one's key and event answers as that one did. */
