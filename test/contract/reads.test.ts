@@ -66,6 +66,16 @@ beforeAll(async () => {
   profiles['GET /api/highlights'] = {
     queryValues: { cursor: fc.constant(await nextCursor('/api/highlights?limit=1')) },
   };
+  // The catalog's own ETag among the If-None-Match sent, so that its 304 is held to the
+  // document too.
+  const etag = (await setup.api.app.inject({ method: 'GET', url: '/api/event-types' })).headers
+    .etag as string;
+  profiles['GET /api/event-types'] = {
+    headers: fc.record(
+      { 'if-none-match': fc.constantFrom(etag, `W/${etag}`, '"stale"', '*') },
+      { requiredKeys: [] },
+    ),
+  };
   profiles['GET /problems/{type}'] = {
     pathValues: { type: fc.constantFrom(...problemTypes, 'no-such-problem') },
   };

@@ -24,6 +24,7 @@ import { tracingPlugin } from './plugins/tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { apiKeyRoutes } from './routes/api-keys/index.js';
 import { endpointRoutes } from './routes/endpoints/index.js';
+import { eventTypeRoutes } from './routes/event-types/index.js';
 import { authRoutes } from './routes/auth/index.js';
 import { contentRoutes } from './routes/content/index.js';
 import { healthRoutes } from './routes/health/index.js';
@@ -97,6 +98,7 @@ export async function buildApp(deps: ApiDeps) {
   await app.register(apiKeyRoutes, { prefix: '/api/webhooks/api-keys', deps });
   await app.register(endpointRoutes, { prefix: '/api/webhooks/endpoints', deps });
   await app.register(contentRoutes, { prefix: '/api/webhooks/content', deps });
+  await app.register(eventTypeRoutes, { prefix: '/api/event-types', deps });
   await app.register(readRoutes, { prefix: '/api', deps });
   await app.register(adminRoutes, { prefix: '/api/admin', deps });
   await app.register(dashboardPlugin, { deps });

@@ -23,6 +23,8 @@ export * from './events.js';
 export * from './batch.js';
 export * from './receipts.js';
 export * from './outgoing-messages.js';
+export * from './event-type-versions.js';
+export * from './event-catalog.js';
 export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';

@@ -26,12 +26,24 @@ export const HighlightChangeSchema = z
   .meta({ id: 'HighlightChange' });
 export type HighlightChange = z.infer<typeof HighlightChangeSchema>;
 
+/**
+ * The name of a message type's schema among the OpenAPI document's components
+ * (`article.created` is `ArticleCreatedMessage`): its `webhooks` refer to them by it.
+ */
+export const outgoingMessageSchemaId = (type: string): string =>
+  `${type
+    .split('.')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Message`;
+
 const envelope = <Type extends string, Data extends z.ZodType>(type: Type, data: Data) =>
-  z.object({
-    type: z.literal(type),
-    timestamp: z.iso.datetime().meta({ description: 'When the change was applied' }),
-    data,
-  });
+  z
+    .object({
+      type: z.literal(type),
+      timestamp: z.iso.datetime().meta({ description: 'When the change was applied' }),
+      data,
+    })
+    .meta({ id: outgoingMessageSchemaId(type) });
 
 /** A message of any type, as a receiver parses it (`type` tells which). */
 export const OutgoingMessageSchema = z
@@ -44,3 +56,5 @@ export const OutgoingMessageSchema = z
   ])
   .meta({ id: 'OutgoingMessage' });
 export type OutgoingMessage = z.infer<typeof OutgoingMessageSchema>;
+/** Every type of message an endpoint can receive: the subscribable ones, and `ping`. */
+export type OutgoingMessageType = OutgoingMessage['type'];

@@ -8,6 +8,7 @@ export const GROUPS = {
     'GET /api/articles/{slug}',
     'GET /api/highlights',
     'GET /api/categories',
+    'GET /api/event-types',
     'GET /problems/{type}',
     'GET /health/live',
     'GET /health/ready',

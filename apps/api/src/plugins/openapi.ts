@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { HEADERS, problemHeaders, type ResponseHeaders } from './openapi-responses.js';
+import { outgoingWebhooks } from './openapi-webhooks.js';
 
 type Transform = typeof jsonSchemaTransform;
 type TransformInput = Parameters<Transform>[0];
@@ -192,7 +193,11 @@ export const openapiPlugin = fp(
           summary: 'Publish content events; read what became of them',
           license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
           description:
-            'Publishers register, log in for a bearer token, create scoped API keys (`sk-…`) and send content events to `POST /api/webhooks/content`. Every error is `application/problem+json` (RFC 9457) with a stable `code`, a `message` and the `requestId`; see the `Problem` schema for the list. A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` (a problem) with an `Allow` header naming the methods the path has. Before any operation, the HTTP parser may refuse a request with 431 `HEADERS_TOO_LARGE` or 408 `REQUEST_TIMEOUT`, also as problems. Bodies are JSON in UTF-8: another charset is 415, bytes that are not UTF-8 are 400 `INVALID_JSON`. Lengths of strings count Unicode code points, as JSON Schema does. Unknown query parameters are refused (400) on every operation. Where an operation takes a bearer token or an API key and both are sent, the one that authenticates is used. A state-changing operator request authenticated by the dashboard cookie must come from this origin (`Origin` or `Sec-Fetch-Site`), else 403.',
+            'Publishers register, log in for a bearer token, create scoped API keys (`sk-…`) and send content events to `POST /api/webhooks/content`. Every error is `application/problem+json` (RFC 9457) with a stable `code`, a `message` and the `requestId`; see the `Problem` schema for the list. A method a path does not have is answered 405 `METHOD_NOT_ALLOWED` (a problem) with an `Allow` header naming the methods the path has. Before any operation, the HTTP parser may refuse a request with 431 `HEADERS_TOO_LARGE` or 408 `REQUEST_TIMEOUT`, also as problems. Bodies are JSON in UTF-8: another charset is 415, bytes that are not UTF-8 are 400 `INVALID_JSON`. Lengths of strings count Unicode code points, as JSON Schema does. Unknown query parameters are refused (400) on every operation. Where an operation takes a bearer token or an API key and both are sent, the one that authenticates is used. A state-changing operator request authenticated by the dashboard cookie must come from this origin (`Origin` or `Sec-Fetch-Site`), else 403. What may be sent and what will be received: `GET /api/event-types` lists every event with the scopes that allow it and the JSON Schema of its `data`, and every outgoing message with its JSON Schema, each with a version; the outgoing messages are also under `webhooks` here.',
+        },
+        externalDocs: {
+          description: 'The catalog of event types, with their JSON Schemas and versions',
+          url: '/api/event-types',
         },
         servers: [{ url: '/', description: 'This server' }],
         components: {
@@ -220,11 +225,16 @@ export const openapiPlugin = fp(
               'Outgoing webhooks: where content changes are delivered (Standard Webhooks)',
           },
           { name: 'content', description: 'Publishing events and reading their receipts' },
+          {
+            name: 'event-types',
+            description: 'What a publisher may send and what an endpoint will receive',
+          },
           { name: 'reads', description: 'Public reads of the content' },
           { name: 'admin', description: 'Operators only' },
           { name: 'operations', description: 'Health and metrics' },
           { name: 'errors', description: 'Problem types' },
         ],
+        webhooks: outgoingWebhooks(),
       },
       transform,
       transformObject: (input) =>

@@ -278,6 +278,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The catalog of event types
+     * @description Every event a publisher may send (with the scopes that allow it and the JSON Schema of its `data`, under this deployment's content limits) and every message an endpoint may receive (with its JSON Schema), each with a version. Generated from the schemas the service validates with.
+     */
+    get: operations['listEventTypes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/articles': {
     parameters: {
       query?: never;
@@ -681,7 +701,108 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'article.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An article was created: the article as stored
+     * @description Version 1 of `article.created` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveArticleCreatedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'article.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An article was changed: the article right after this change
+     * @description Version 1 of `article.updated` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveArticleUpdatedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'article.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An article was deleted: the article as it was last
+     * @description Version 1 of `article.deleted` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveArticleDeletedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'highlight.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A highlight was created
+     * @description Version 1 of `highlight.created` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveHighlightCreatedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  ping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A test message, sent only by POST /api/webhooks/endpoints/{id}/test
+     * @description Version 1 of `ping` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receivePingMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     RegisterRequestInput: {
@@ -765,11 +886,116 @@ export interface components {
             tags?: string[];
           };
         };
-    AccountShareInput: {
-      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
-      weight: number;
-      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
-      maxInFlight: number | null;
+    AuthorInput: {
+      handle: string;
+      name: string;
+    };
+    ArticleInput: {
+      slug: string;
+      title: string;
+      excerpt: string | null;
+      cover: string | null;
+      /** @description The category's display name */
+      category: string | null;
+      readMinutes: number;
+      author: components['schemas']['AuthorInput'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description Paragraphs, in order */
+      body: string[];
+    };
+    HighlightInput: {
+      /** Format: uuid */
+      id: string;
+      title: string;
+      videoUrl: string;
+      thumbnailUrl: string | null;
+      durationSeconds: number | null;
+      description: string | null;
+      tags: string[];
+      /** @description The linked article; null when none, or when it was deleted */
+      article: {
+        slug: string;
+        title: string;
+      } | null;
+      author: components['schemas']['AuthorInput'];
+      /** Format: date-time */
+      createdAt: string;
+    };
+    ArticleChangeInput: {
+      /** @description The article as the public reads show it right after the change (a deleted one: as it was last) */
+      article: components['schemas']['ArticleInput'];
+      /** @description 1 when created, one more with every change of the article and its delete: deliveries are not ordered, so drop one older than the version you hold */
+      version: number;
+      /**
+       * Format: uuid
+       * @description The incoming event whose applied change this tells of
+       */
+      eventId: string;
+    };
+    HighlightChangeInput: {
+      highlight: components['schemas']['HighlightInput'];
+      /**
+       * Format: uuid
+       * @description The incoming event whose applied change this tells of
+       */
+      eventId: string;
+    };
+    ArticleCreatedMessageInput: {
+      /** @constant */
+      type: 'article.created';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: components['schemas']['ArticleChangeInput'];
+    };
+    ArticleUpdatedMessageInput: {
+      /** @constant */
+      type: 'article.updated';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: components['schemas']['ArticleChangeInput'];
+    };
+    ArticleDeletedMessageInput: {
+      /** @constant */
+      type: 'article.deleted';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: components['schemas']['ArticleChangeInput'];
+    };
+    HighlightCreatedMessageInput: {
+      /** @constant */
+      type: 'highlight.created';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: components['schemas']['HighlightChangeInput'];
+    };
+    PingMessageInput: {
+      /** @constant */
+      type: 'ping';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: {
+        /** Format: uuid */
+        endpointId: string;
+        url: string;
+      };
     };
     EndpointCreateRequestInput: {
       /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
@@ -785,6 +1011,12 @@ export interface components {
       description?: string | null;
       /** @description false pauses deliveries; true resumes them, also after the service disabled the endpoint */
       enabled?: boolean;
+    };
+    AccountShareInput: {
+      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
+      weight: number;
+      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
+      maxInFlight: number | null;
     };
     DeliveryResendRequestInput: {
       /**
@@ -1189,6 +1421,125 @@ export interface components {
       /** @description Every category, by name */
       items: components['schemas']['Category'][];
     };
+    Endpoint: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      description: string | null;
+      enabled: boolean;
+      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
+      disabledReason: string | null;
+      disabledAt: string | null;
+      /** @description The first failed attempt since the last success; null while deliveries succeed */
+      failingSince: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    EndpointCreated: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      description: string | null;
+      enabled: boolean;
+      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
+      disabledReason: string | null;
+      disabledAt: string | null;
+      /** @description The first failed attempt since the last success; null while deliveries succeed */
+      failingSince: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      secret: string;
+    };
+    EndpointList: {
+      items: components['schemas']['Endpoint'][];
+    };
+    EndpointSecretRotated: {
+      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      secret: string;
+      /** @description Until when deliveries are also signed with the previous secret (null when the overlap is 0), so a receiver can switch without refusing one */
+      previousSecretExpiresAt: string | null;
+    };
+    Delivery: {
+      /** Format: uuid */
+      id: string;
+      /** @description The `webhook-id` of every attempt of it */
+      messageId: string;
+      /** Format: uuid */
+      endpointId: string;
+      /** @description The outgoing event type, or `ping` */
+      type: string;
+      /**
+       * @description pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
+       * @enum {string}
+       */
+      status: 'pending' | 'succeeded' | 'failed';
+      attempts: number;
+      nextAttemptAt: string | null;
+      /** @description The last answer's status */
+      responseStatus: number | null;
+      /** @description How long the last attempt took */
+      latencyMs: number | null;
+      /** @description The start of the last answer's body (at most 1,000 characters) */
+      responseBody: string | null;
+      /** @description Why the last attempt got no answer (a refused address, a timeout, a connection error) or why the delivery ended */
+      error: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      finishedAt: string | null;
+    };
+    DeliveryList: {
+      items: components['schemas']['Delivery'][];
+      /** @description Pass as `cursor` for the next page; null on the last */
+      nextCursor: string | null;
+    };
+    IncomingEventType: {
+      /**
+       * @description The `event` of POST /api/webhooks/content
+       * @enum {string}
+       */
+      name: 'article.create' | 'article.update' | 'article.delete' | 'highlight.create';
+      /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
+      version: number;
+      description: string;
+      /** @description A key holding any one of these scopes may publish it */
+      scopes: (
+        | 'content:create'
+        | 'content:read'
+        | 'article:create'
+        | 'article:update'
+        | 'article:delete'
+        | 'highlight:create'
+      )[];
+      /** @description The event's `data`, under this deployment's content limits. A few checks are code rather than schema (a title not blank, a URL that parses as http(s), no NUL character) and are made too */
+      dataSchema: {
+        [key: string]: unknown;
+      };
+    };
+    OutgoingMessageType: {
+      /** @enum {string} */
+      type:
+        'article.created' | 'article.updated' | 'article.deleted' | 'highlight.created' | 'ping';
+      /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
+      version: number;
+      description: string;
+      /** @description Whether an endpoint's `events` may name it (`ping` comes only when asked for) */
+      subscribable: boolean;
+      /** @description The whole body a delivery POSTs, `{ type, timestamp, data }`, as a receiver should parse it: fields it does not know may be added within a version, and are to be ignored */
+      messageSchema: {
+        [key: string]: unknown;
+      };
+    };
+    EventCatalog: {
+      incoming: components['schemas']['IncomingEventType'][];
+      outgoing: components['schemas']['OutgoingMessageType'][];
+    };
     QueueState: {
       paused: boolean;
       /** @description Jobs in Redis per BullMQ state */
@@ -1411,84 +1762,6 @@ export interface components {
       } | null;
       /** @description Partitions past the retention period kept because events in them are unfinished */
       held: components['schemas']['HeldPartition'][];
-    };
-    Endpoint: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      description: string | null;
-      enabled: boolean;
-      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
-      disabledReason: string | null;
-      disabledAt: string | null;
-      /** @description The first failed attempt since the last success; null while deliveries succeed */
-      failingSince: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    EndpointCreated: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      description: string | null;
-      enabled: boolean;
-      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
-      disabledReason: string | null;
-      disabledAt: string | null;
-      /** @description The first failed attempt since the last success; null while deliveries succeed */
-      failingSince: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
-      secret: string;
-    };
-    EndpointList: {
-      items: components['schemas']['Endpoint'][];
-    };
-    EndpointSecretRotated: {
-      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
-      secret: string;
-      /** @description Until when deliveries are also signed with the previous secret (null when the overlap is 0), so a receiver can switch without refusing one */
-      previousSecretExpiresAt: string | null;
-    };
-    Delivery: {
-      /** Format: uuid */
-      id: string;
-      /** @description The `webhook-id` of every attempt of it */
-      messageId: string;
-      /** Format: uuid */
-      endpointId: string;
-      /** @description The outgoing event type, or `ping` */
-      type: string;
-      /**
-       * @description pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
-       * @enum {string}
-       */
-      status: 'pending' | 'succeeded' | 'failed';
-      attempts: number;
-      nextAttemptAt: string | null;
-      /** @description The last answer's status */
-      responseStatus: number | null;
-      /** @description How long the last attempt took */
-      latencyMs: number | null;
-      /** @description The start of the last answer's body (at most 1,000 characters) */
-      responseBody: string | null;
-      /** @description Why the last attempt got no answer (a refused address, a timeout, a connection error) or why the delivery ended */
-      error: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      finishedAt: string | null;
-    };
-    DeliveryList: {
-      items: components['schemas']['Delivery'][];
-      /** @description Pass as `cursor` for the next page; null on the last */
-      nextCursor: string | null;
     };
     AdminEndpoint: {
       /** Format: uuid */
@@ -4956,6 +5229,117 @@ export interface operations {
       };
     };
   };
+  listEventTypes: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description An ETag from an earlier answer: 304 when the catalog is still the same */
+        'if-none-match'?: string;
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The catalog */
+      200: {
+        headers: {
+          /** @description The catalog's entity tag: send it as If-None-Match */
+          etag?: string;
+          /** @description `public, max-age=300` */
+          'cache-control'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EventCatalog'];
+        };
+      };
+      /** @description Not modified: the catalog is the one the If-None-Match names */
+      304: {
+        headers: {
+          /** @description The catalog's entity tag: send it as If-None-Match */
+          etag?: string;
+          /** @description `public, max-age=300` */
+          'cache-control'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listArticles: {
     parameters: {
       query?: {
@@ -8087,6 +8471,221 @@ export interface operations {
         content: {
           'application/problem+json': components['schemas']['Problem'];
         };
+      };
+    };
+  };
+  receiveArticleCreatedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ArticleCreatedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveArticleUpdatedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ArticleUpdatedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveArticleDeletedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ArticleDeletedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveHighlightCreatedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['HighlightCreatedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receivePingMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PingMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
