@@ -5,6 +5,7 @@
 export const PHASES = [
   'capacity',
   'latency',
+  'batches',
   'drain',
   'lag',
   'hot-slugs',
@@ -103,6 +104,15 @@ export interface BenchPlan {
   deliveryLagSeconds: number;
   /** Added to the watchdog when deliveries runs: about twice its length. */
   deliveriesWatchdogSeconds: number;
+  /** Batches: events a batch call carries, and calls in flight (issue 32: 100 from 32). */
+  batchSize: number;
+  batchConnections: number;
+  /** Batches: each closed-loop run's counted window, after a second's ramp-in. */
+  batchSeconds: number;
+  /** Batches: closed-loop runs of batches and of single events, in turns. */
+  batchTurns: number;
+  /** Added to the watchdog when batches runs: about twice its length. */
+  batchesWatchdogSeconds: number;
   /** CLI: article.create lines in the file `ingest publish --file` sends, and as many by the reference. */
   cliEvents: number;
   /** CLI: a reference publish of this many first, not counted: the API's JIT and pools. */
@@ -172,6 +182,14 @@ const DEFAULT_PLAN: BenchPlan = {
   deliveryLagRate: 100,
   deliveryLagSeconds: 8,
   deliveriesWatchdogSeconds: 210,
+  // A capacity search when the capacity phase did not run (about a minute), warm-ups,
+  // four closed-loop runs of 5 s, 10 s of latency, two drains of 20,000 creates and the
+  // CLI's publish of as many: about three minutes on 2 cores.
+  batchSize: 100,
+  batchConnections: 32,
+  batchSeconds: 5,
+  batchTurns: 2,
+  batchesWatchdogSeconds: 360,
   // A warm-up, two references, the keyed loop, the CLI and its resume, each publish
   // followed until its events are applied: about two and a half minutes on 2 cores.
   cliEvents: 20_000,
@@ -230,6 +248,9 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   deliveryDrainDeadlineSeconds: 6,
   deliveryLagSeconds: 4,
   deliveriesWatchdogSeconds: 90,
+  batchSeconds: 3,
+  batchTurns: 1,
+  batchesWatchdogSeconds: 180,
   cliEvents: 4_000,
   cliWarmupEvents: 1_000,
   cliWatchdogSeconds: 150,
@@ -335,6 +356,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
   if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;
   if (phases.has('cli')) plan.watchdogSeconds += plan.cliWatchdogSeconds;
+  if (phases.has('batches')) plan.watchdogSeconds += plan.batchesWatchdogSeconds;
   if (phases.has('fairness')) plan.watchdogSeconds += plan.fairnessWatchdogSeconds;
   // Storing the articles (about a minute for a million here) and three drains.
   if (phases.has('stored-articles')) plan.watchdogSeconds += 300;

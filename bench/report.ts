@@ -1,6 +1,8 @@
 // The run's figures as one table (figure, service, reference, ratio, target), printed
 // and written to results/latest.md and results/latest.json.
 import type { CapacityResult } from './phases/capacity.js';
+import { batchRows } from './support/batch-report.js';
+import type { BatchesResult } from './support/batch-result.js';
 import type { DeliveriesResult } from './phases/deliveries.js';
 import type { DrainFigures } from './phases/drain.js';
 import type { FairnessResult } from './phases/fairness.js';
@@ -28,6 +30,7 @@ import {
 export interface Figures {
   capacity?: { service: CapacityResult; floor: CapacityResult };
   latency?: LatencyResult;
+  batches?: BatchesResult;
   drain?: DrainFigures;
   storedArticles?: StoredArticlesResult;
   topology?: TopologyResult;
@@ -349,6 +352,7 @@ export function tableRows(figures: Figures): Row[] {
       add(`Latency ${name} at ${latency.rate}/s`, millis(s), `${millis(f)} floor`, ratio(s, f));
     }
   }
+  if (figures.batches) rows.push(...batchRows(figures.batches));
   if (drain) drainRows(add, drain);
   if (figures.storedArticles) storedArticlesRows(add, figures.storedArticles);
   if (figures.topology) topologyRows(add, figures.topology);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { runProvenance } from '@ingest/test-harness';
 import { parseOptions, USAGE, type BenchOptions } from './bench-options.js';
 import { setUpEnvironment, type BenchEnvironment } from './bench-environment.js';
+import { measureBatches } from './phases/batches.js';
 import { measureCapacity } from './phases/capacity.js';
 import { measureCli } from './phases/cli.js';
 import { measureDeliveries } from './phases/deliveries.js';
@@ -87,6 +88,9 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
   if (phases.has('latency')) {
     const half = figures.capacity ? Math.round(figures.capacity.floor.rate / 2) : 0;
     figures.latency = await measureLatency(env, half > 0 ? half : fallback('latency'));
+  }
+  if (phases.has('batches')) {
+    figures.batches = await measureBatches(env, figures.capacity?.service);
   }
   if (phases.has('drain')) figures.drain = await measureDrain(env);
   if (phases.has('stored-articles')) figures.storedArticles = await measureStoredArticles(env);

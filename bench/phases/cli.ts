@@ -15,103 +15,20 @@
 //   5. the CLI again on the same file, its results file complete: a no-op resume, which
 //      must send nothing and leave the account with exactly its events;
 //   6. the reference again: figures are against the mean of 2 and 6.
-import { rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createPublisher, fetchClient, newAccountFields } from '@ingest/test-harness';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { cliNotes } from '../support/cli-report.js';
 import type { CliResult, PublishRun } from '../support/cli-result.js';
 import {
-  answersSince,
+  cliEnvironment,
   createLine,
-  logOffset,
   publishLoop,
   runCli,
   summaryFigure,
 } from '../support/bulk-publish.js';
 import { describeCpu, otherWorkNote, type MeteredProcess } from '../support/cpu-meter.js';
-import { statusSummary } from '../support/format.js';
-import { startServiceWorker, type RunningHttp } from '../support/launchers.js';
-import {
-  eventCounts,
-  lastFinishedAt,
-  lastSequence,
-  type EventScope,
-} from '../support/order-queries.js';
-import { waitUntilFinished } from '../support/slug-events.js';
-
-interface Publisher {
-  accountId: string;
-  key: string;
-}
-
-/** Empties the tables, starts one service worker, runs `body`, stops the worker. */
-async function withWorker<T>(env: BenchEnvironment, body: (worker: RunningHttp) => Promise<T>) {
-  await env.reset();
-  const worker = await startServiceWorker(env.processes, env.stores, env.options.cpuProfile);
-  try {
-    return await body(worker);
-  } finally {
-    await worker.proc.stop();
-  }
-}
-
-/**
- * Times `publish` (which must leave `events` events accepted for the account) and the
- * apply of its events by `worker`; throws when they are not all applied in time.
- */
-async function timePublish(
-  env: BenchEnvironment,
-  label: string,
-  publisher: Publisher,
-  worker: RunningHttp,
-  publish: { events: number; run: () => Promise<void>; processes?: MeteredProcess[] },
-): Promise<{ run: PublishRun; scope: EventScope }> {
-  const { events } = publish;
-  const scope = { after: await lastSequence(env.db), accountId: publisher.accountId };
-  const meter = await env.cpuMeter([
-    { name: 'api', pid: env.api.proc.pid },
-    { name: 'worker', pid: worker.proc.pid },
-    ...(publish.processes ?? []),
-  ]);
-  const apiLog = env.api.proc.logFile;
-  const offset = apiLog === undefined ? 0 : logOffset(apiLog);
-  const startedAt = Date.now();
-  const started = performance.now();
-  await publish.run();
-  const acceptSeconds = (performance.now() - started) / 1000;
-  const cpu = await meter.stop();
-  const answers = apiLog === undefined ? {} : answersSince(apiLog, offset);
-  const deadline = Date.now() + env.options.plan.cliApplyDeadlineSeconds * 1000;
-  const counts = await waitUntilFinished(env, scope, events, deadline);
-  if (counts.recorded !== events || counts.finished < events) {
-    throw new Error(
-      `cli: ${label}: ${counts.recorded} events recorded for ${events} sent, ${counts.finished} ` +
-        `applied within ${env.options.plan.cliApplyDeadlineSeconds} s of the publish's end`,
-    );
-  }
-  const endToEndSeconds = ((await lastFinishedAt(env.db, scope)) - startedAt) / 1000;
-  const run: PublishRun = {
-    events,
-    acceptSeconds,
-    acceptRate: events / acceptSeconds,
-    endToEndSeconds,
-    endToEndRate: events / endToEndSeconds,
-    failed: counts.failed,
-    answers,
-    cpu,
-  };
-  if (run.failed > 0) env.notes.push(`CLI phase, ${label}: ${run.failed} events failed.`);
-  env.log(
-    `  ${label}: ${events} accepted in ${acceptSeconds.toFixed(1)} s ` +
-      `(${Math.round(run.acceptRate)}/s); all applied ${endToEndSeconds.toFixed(1)} s after ` +
-      `the start (${Math.round(run.endToEndRate)}/s)${run.failed > 0 ? `, ${run.failed} failed` : ''}` +
-      `; the API answered ${statusSummary(answers)}\n      ${describeCpu(cpu)}`,
-  );
-  return { run, scope };
-}
+import { withCliWorkspace } from '../support/cli-workspace.js';
+import { eventCounts } from '../support/order-queries.js';
+import { timePublish, withWorker, type Publisher } from '../support/timed-publish.js';
 
 /**
  * The reference: `events` creates by the loop in the runner, with fresh slugs; `keyed`,
@@ -155,14 +72,7 @@ async function publishWithCli(
 ) {
   const { cliEvents: events, cliConcurrency, cliWatchdogSeconds } = env.options.plan;
   const args = ['publish', '--file', file, '--concurrency', String(cliConcurrency)];
-  const cliEnv = {
-    INGEST_URL: env.api.baseUrl,
-    INGEST_API_KEY: publisher.key,
-    // Empty is unset to the CLI: nothing from the runner's own environment signs or logs in.
-    INGEST_TOKEN: '',
-    INGEST_SIGNING_SECRET: '',
-    XDG_CONFIG_HOME: configDir,
-  };
+  const cliEnv = cliEnvironment(env.api.baseUrl, publisher.key, configDir);
   // Killed past what the watchdog allows the whole phase: by then the run is over anyway.
   const timeoutMs = cliWatchdogSeconds * 1000;
   const cliProcess: MeteredProcess = { name: 'cli', exitedChildren: true };
@@ -212,47 +122,32 @@ export async function measureCli(env: BenchEnvironment, drainRate?: number): Pro
       `${concurrency}, against a plain loop; one service worker`,
   );
   const historyFrom = env.cpuHistory.length;
-  const dir = await mkdtemp(join(tmpdir(), 'bench-cli-'));
-  // The watchdog and Ctrl-C end the run with process.exit: no finally runs then.
-  const removeDir = () => rmSync(dir, { recursive: true, force: true });
-  process.once('exit', removeDir);
   try {
-    const client = fetchClient(env.api.baseUrl);
-    const account = await createPublisher(
-      client,
-      newAccountFields('bench.example', 'bench_cli'),
-      1,
-    );
-    const publisher = { accountId: account.id, key: account.apiKeys[0] ?? '' };
-    const file = join(dir, 'events.ndjson');
-    const tag = env.tag('cli');
-    const lines = Array.from({ length: events }, (_, i) => createLine(tag, i + 1));
-    const text = `${lines.join('\n')}\n`;
-    await writeFile(file, text);
-
-    await reference(env, 'warm-up (not counted)', publisher, cliWarmupEvents);
-    const before = await reference(env, 'reference before', publisher, events);
-    const keyed = await reference(env, 'loop with Idempotency-Keys', publisher, events, true);
-    const { cli, resume } = await publishWithCli(env, publisher, file, join(dir, 'config'));
-    const after = await reference(env, 'reference after', publisher, events);
-    const measured = {
-      events,
-      concurrency,
-      fileBytes: Buffer.byteLength(text),
-      references: [before, after] as [PublishRun, PublishRun],
-      referenceRate: (before.acceptRate + after.acceptRate) / 2,
-      referenceEndToEndRate: (before.endToEndRate + after.endToEndRate) / 2,
-      keyed,
-      cli,
-      resume,
-      ...(drainRate === undefined ? {} : { drainRate }),
-    };
-    const notes = cliNotes(measured);
-    env.notes.push(...notes);
-    return { ...measured, notes, machineNotes: otherWorkNote(env.cpuHistory.slice(historyFrom)) };
+    return await withCliWorkspace(env, 'cli', events, async (workspace) => {
+      const { publisher, file, fileBytes, configDir } = workspace;
+      await reference(env, 'warm-up (not counted)', publisher, cliWarmupEvents);
+      const before = await reference(env, 'reference before', publisher, events);
+      const keyed = await reference(env, 'loop with Idempotency-Keys', publisher, events, true);
+      const { cli, resume } = await publishWithCli(env, publisher, file, configDir);
+      const after = await reference(env, 'reference after', publisher, events);
+      const measured = {
+        events,
+        concurrency,
+        fileBytes,
+        references: [before, after] as [PublishRun, PublishRun],
+        referenceRate: (before.acceptRate + after.acceptRate) / 2,
+        referenceEndToEndRate: (before.endToEndRate + after.endToEndRate) / 2,
+        keyed,
+        cli,
+        resume,
+        ...(drainRate === undefined ? {} : { drainRate }),
+      };
+      const notes = cliNotes(measured);
+      env.notes.push(...notes);
+      const machineNotes = otherWorkNote(env.cpuHistory.slice(historyFrom));
+      return { ...measured, notes, machineNotes };
+    });
   } finally {
-    process.off('exit', removeDir);
-    await rm(dir, { recursive: true, force: true });
     await env.reset();
   }
 }

@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT, spawnProcess } from '@ingest/test-harness';
+import { REPO_ROOT, runCommand, spawnProcess } from '@ingest/test-harness';
 import { articleCreate } from './article-payloads.js';
 import { LOG_DIR } from './paths.js';
 
@@ -94,6 +94,26 @@ export interface CliRun {
 }
 
 let runs = 0;
+
+/**
+ * The CLI's environment in the bench: the API at `baseUrl` and `apiKey`, its settings in
+ * `configDir`; empty is unset to the CLI, so nothing from the runner's own environment
+ * signs or logs in.
+ */
+export const cliEnvironment = (baseUrl: string, apiKey: string, configDir: string) => ({
+  INGEST_URL: baseUrl,
+  INGEST_API_KEY: apiKey,
+  INGEST_TOKEN: '',
+  INGEST_SIGNING_SECRET: '',
+  XDG_CONFIG_HOME: configDir,
+});
+
+/** Whether the built CLI's `publish --help` names `option` (a flag another branch may add). */
+export async function cliPublishHas(option: string): Promise<boolean> {
+  const help = await runCommand(process.execPath, [CLI_ENTRY, 'publish', '--help']);
+  if (help.code !== 0) throw new Error(`ingest publish --help exited ${help.code}: ${help.stderr}`);
+  return help.stdout.includes(option);
+}
 
 /**
  * Runs the built CLI with `args` to its exit, its output to a log file of its own; kills

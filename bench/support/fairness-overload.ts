@@ -5,12 +5,11 @@
 // refuse, not merely slow the generator. Admission control should keep its goodput near
 // capacity, the latency of what it accepts near that of a calm API, and its refusals fast
 // and with Retry-After. No worker runs: this is the accept path, as in the capacity phase.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { describeCpu, type CpuUse } from './cpu-meter.js';
 import { statusSummary } from './format.js';
-import { runLoadChild } from './load-children.js';
 import type { PacedOutcome } from './paced-load.js';
+import { pacedAgainstApi } from './paced-api.js';
 
 export const OVERLOAD_FACTORS = [0.5, 1, 2, 4] as const;
 /** Seconds of answers a step's connections can wait for before the generator is slowed. */
@@ -28,7 +27,6 @@ export async function measureOverload(
   capacity: number,
   seconds: number,
 ): Promise<OverloadStep[]> {
-  const { port, hostname } = new URL(env.api.baseUrl);
   const steps: OverloadStep[] = [];
   for (const factor of OVERLOAD_FACTORS) {
     const rate = Math.round(capacity * factor);
@@ -36,25 +34,13 @@ export async function measureOverload(
       env.options.plan.connections,
       Math.ceil(rate * CONNECTION_SECONDS),
     );
-    await env.reset();
-    await sleep(env.options.plan.settleMs);
-    const meter = await env.cpuMeter([
-      { name: 'service', pid: env.api.proc.pid },
-      { name: 'generator', exitedChildren: true },
-    ]);
-    const load = await runLoadChild({
-      kind: 'paced',
-      host: hostname,
-      port: Number(port),
-      apiKeys: env.keys.map(({ key }) => key),
+    const { load, cpu } = await pacedAgainstApi(env, 'service', {
       runTag: env.tag('overload'),
       rate,
       connections,
       seconds,
       rampSeconds: RAMP_SECONDS,
     });
-    const cpu = await meter.stop();
-    env.processes.assertNoCrash();
     steps.push({ factor, load, cpu });
     const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
     env.log(
