@@ -715,6 +715,8 @@ export interface components {
           event: 'article.update';
           data: {
             slug: string;
+            /** @description Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+            ifVersion?: number;
             title?: string;
             body?: string[];
             excerpt?: string | null;
@@ -729,6 +731,8 @@ export interface components {
           event: 'article.delete';
           data: {
             slug: string;
+            /** @description Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+            ifVersion?: number;
           };
         }
       | {
@@ -815,6 +819,7 @@ export interface components {
         | 'KEY_QUOTA_EXCEEDED'
         | 'ENDPOINT_QUOTA_EXCEEDED'
         | 'SLUG_TAKEN'
+        | 'VERSION_CONFLICT'
         | 'EVENT_NOT_RETRYABLE'
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'EVENT_EXPIRED'
@@ -845,6 +850,8 @@ export interface components {
       supportedEvents?: string[];
       /** @description With INSUFFICIENT_SCOPE */
       requiredScopes?: string[];
+      /** @description With VERSION_CONFLICT: the article's version when the event was applied */
+      currentVersion?: number;
     } & {
       [key: string]: unknown;
     };
@@ -914,6 +921,8 @@ export interface components {
           slug: string;
           /** @constant */
           deleted?: true;
+          /** @description The version the event left the article at (for a delete, the delete's own: one more than the article's last) */
+          version?: number;
         }
       | {
           /** @constant */
@@ -928,6 +937,8 @@ export interface components {
         path: string;
         message: string;
       }[];
+      /** @description With VERSION_CONFLICT: the article's version when the event was applied */
+      currentVersion?: number;
     };
     Receipt: {
       /** Format: uuid */
@@ -974,6 +985,8 @@ export interface components {
       /** @description The category's display name */
       category: string | null;
       readMinutes: number;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['Author'];
       /** Format: date-time */
       createdAt: string;
@@ -988,6 +1001,8 @@ export interface components {
       /** @description The category's display name */
       category: string | null;
       readMinutes: number;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['Author'];
       /** Format: date-time */
       createdAt: string;
@@ -1528,7 +1543,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -2091,7 +2106,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
@@ -2795,7 +2810,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
@@ -4230,7 +4245,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -6170,7 +6185,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
