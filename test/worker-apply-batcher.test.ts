@@ -4,20 +4,14 @@
 // event is applied once, by the first, and the second is told it changed nothing. Events
 // that fail for reasons of their own, in a batch with others that succeed: every outcome
 // is recorded in the one commit, none of them rolled back.
-import { loadWorkerConfig } from '@ingest/config';
-import { createEventSchemas } from '@ingest/contracts';
-import { claimEvents, recordDuplicate, type Claim } from '@ingest/event-log';
-import { createLogger } from '@ingest/logger';
-import { createContentShards, createDeliveryQueue } from '@ingest/queue';
-import { createApplyBatcher } from '@ingest/worker/content/apply-batcher';
-import { createWaker } from '@ingest/worker/content/order-wake';
-import { createCategoryCache, routeEvent } from '@ingest/worker/content/processors';
+import { claimEvents, recordDuplicate } from '@ingest/event-log';
+import { routeEvent } from '@ingest/worker/content/processors';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
+import { claimed, startApplyBatcher } from './support/apply-batcher.js';
 import { accept, articleData, uniqueSlug } from './support/content.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
-import { testEnv } from './support/test-env.js';
 
 let api: TestApi;
 let key: string;
@@ -29,30 +23,10 @@ afterAll(async () => {
   await api?.close();
 });
 
-const claimed = (claim: Claim | undefined) => {
-  if (claim?.outcome !== 'claimed') throw new Error(`not claimed: ${claim?.outcome}`);
-  return claim;
-};
-
-function batcherDeps() {
-  const config = loadWorkerConfig(testEnv(api.tag));
-  const logger = createLogger({ level: 'silent', name: 'worker' });
-  return {
-    db: api.deps.db,
-    config,
-    schemas: createEventSchemas(config.content),
-    logger,
-    queues: createContentShards(api.deps.redis, config.redis),
-    deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis),
-    categoryCache: createCategoryCache(),
-  };
-}
-
 describe('the apply batcher', () => {
   it('applies an event once when two of its runs meet in one batch, and keeps the first', async () => {
-    const deps = batcherDeps();
+    const { deps, batcher } = startApplyBatcher(api);
     const { config, logger } = deps;
-    const batcher = createApplyBatcher(deps, createWaker(deps));
     const slug = uniqueSlug('twice');
     const eventId = await accept(api, key, 'article.create', articleData({ slug }));
 
@@ -85,19 +59,8 @@ describe('the apply batcher', () => {
   });
 
   it('records failures of their own in the commit of the others, without a rollback', async () => {
-    const deps = batcherDeps();
-    const batcher = createApplyBatcher(deps, createWaker(deps));
     // Claimed together, before any is applied, so that they go in one batch.
-    const applyTogether = async (eventIds: string[]) => {
-      const claims = await claimEvents(api.deps.db.pool, eventIds);
-      return Promise.all(
-        eventIds.map((id) => {
-          const { row, attempt } = claimed(claims.get(id));
-          const routed = routeEvent(deps.schemas, row, deps.config.content, deps.logger);
-          return batcher.apply({ row, attempt, log: deps.logger, routed, trace: ROOT_CONTEXT });
-        }),
-      );
-    };
+    const { applyAsHeads: applyTogether } = startApplyBatcher(api);
     const [mine, other] = [uniqueSlug('mine'), uniqueSlug('other')];
     await applyTogether([
       await accept(api, key, 'article.create', articleData({ slug: mine })),

@@ -17,6 +17,15 @@ const SlugSchema = z
   .max(SLUG_MAX_CHARS)
   .regex(SLUG_PATTERN, 'must be lower-case letters and digits in groups joined by single hyphens');
 
+// An optimistic check: a publisher that read version N sends ifVersion N, and the change
+// applies only if nobody changed the article since, rather than silently overwriting.
+// Bounded as the column (int4) is: a larger number is no version, and PostgreSQL would
+// refuse it as a parameter, failing the statement of every delete sharing it.
+const IfVersionSchema = z.int32().min(1).optional().meta({
+  description:
+    "Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion`",
+});
+
 const notBlank = (value: string): boolean => value.trim() !== '';
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what it looks for
@@ -78,7 +87,7 @@ export function createEventSchemas(limits: ContentLimits = DEFAULT_CONTENT_LIMIT
     newSlug: SlugSchema.optional(),
   };
   const articleUpdate = z
-    .strictObject({ slug: SlugSchema, ...changeFields })
+    .strictObject({ slug: SlugSchema, ifVersion: IfVersionSchema, ...changeFields })
     .refine(
       (data) =>
         Object.keys(changeFields).some(
@@ -87,7 +96,7 @@ export function createEventSchemas(limits: ContentLimits = DEFAULT_CONTENT_LIMIT
       { message: `must change at least one of: ${Object.keys(changeFields).join(', ')}`, path: [] },
     );
 
-  const articleDelete = z.strictObject({ slug: SlugSchema });
+  const articleDelete = z.strictObject({ slug: SlugSchema, ifVersion: IfVersionSchema });
 
   const highlightCreate = z.strictObject({
     title,

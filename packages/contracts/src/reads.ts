@@ -47,6 +47,9 @@ export const ArticleSummarySchema = z
     cover: z.string().nullable(),
     category: z.string().nullable().meta({ description: "The category's display name" }),
     readMinutes: z.int(),
+    version: z.int().min(1).meta({
+      description: '1 when created, one more with every update: send it back as `ifVersion`',
+    }),
     author: AuthorSchema,
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),

@@ -20,6 +20,11 @@ export const EventResultSchema = z
       id: z.uuid(),
       slug: z.string(),
       deleted: z.literal(true).optional(),
+      // Optional: events applied before receipts carried it have none.
+      version: z.int().min(1).optional().meta({
+        description:
+          "The version the event left the article at (for a delete, the delete's own: one more than the article's last)",
+      }),
     }),
     z.object({ type: z.literal('highlight'), id: z.uuid() }),
   ])
@@ -31,6 +36,9 @@ export const EventErrorSchema = z
     code: z.string(),
     message: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    currentVersion: z.int().min(1).optional().meta({
+      description: "With VERSION_CONFLICT: the article's version when the event was applied",
+    }),
   })
   .meta({ id: 'EventError' });
 export type EventError = z.infer<typeof EventErrorSchema>;

@@ -2,6 +2,7 @@ import { type EventName } from '@ingest/contracts';
 import fc from 'fast-check';
 import {
   hostileBody,
+  hostileIfVersion,
   hostileReadMinutes,
   hostileSlug,
   hostileText,
@@ -9,6 +10,7 @@ import {
   LIMITS,
   nonBlankText,
   validBody,
+  validIfVersion,
   validReadMinutes,
   validSlug,
   validUrl,
@@ -42,6 +44,7 @@ export const validArticleCreate = (slug: fc.Arbitrary<string> = validSlug): fc.A
 const validArticleUpdate = fc.record(
   {
     slug: validSlug,
+    ifVersion: validIfVersion,
     title: articleFields.title,
     body: articleFields.body,
     excerpt: fc.option(articleFields.excerpt),
@@ -84,9 +87,13 @@ export const nearValidData: Record<EventName, fc.Arbitrary<unknown>> = {
   'article.update': nearValid(validArticleUpdate, {
     ...hostileArticleFields,
     slug: hostileSlug,
+    ifVersion: hostileIfVersion,
     newSlug: hostileSlug,
   }),
-  'article.delete': nearValid(fc.record({ slug: validSlug }), { slug: hostileSlug }),
+  'article.delete': nearValid(
+    fc.record({ slug: validSlug, ifVersion: validIfVersion }, { requiredKeys: ['slug'] }),
+    { slug: hostileSlug, ifVersion: hostileIfVersion },
+  ),
   'highlight.create': nearValid(validHighlightCreate(), {
     title: hostileText(1, LIMITS.titleMaxChars),
     videoUrl: hostileUrl,

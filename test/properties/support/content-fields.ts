@@ -152,4 +152,8 @@ export const hostileReadMinutes = fc.oneof(
   hostileValue,
 );
 
+/** `ifVersion` of article.update and article.delete: any version an int4 column holds. */
+export const validIfVersion = fc.integer({ min: 1, max: 2 ** 31 - 1 });
+export const hostileIfVersion = fc.oneof(numberAround(1, 2 ** 31 - 1), hostileValue);
+
 export { LIMITS };

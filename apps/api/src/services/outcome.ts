@@ -45,7 +45,13 @@ export function throwUnlessSucceeded(receipt: Receipt): void {
     receipt.error?.message ?? ERROR_CODES.PROCESSING_FAILED.title,
     {
       errors: receipt.error?.errors,
-      extensions: { eventId: receipt.id, instance: receiptPath(receipt.id) },
+      extensions: {
+        eventId: receipt.id,
+        instance: receiptPath(receipt.id),
+        ...(receipt.error?.currentVersion === undefined
+          ? {}
+          : { currentVersion: receipt.error.currentVersion }),
+      },
     },
   );
 }

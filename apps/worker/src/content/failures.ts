@@ -19,10 +19,12 @@ export function transientFailureReason(error: unknown): string {
 
 export function eventErrorOf(error: unknown, attempt: number, final: boolean): EventError {
   if (isAppError(error)) {
+    const { currentVersion } = error.extensions;
     return {
       code: error.code,
       message: error.message,
       ...(error.errors ? { errors: error.errors } : {}),
+      ...(typeof currentVersion === 'number' ? { currentVersion } : {}),
     };
   }
   const reason = transientFailureReason(error);

@@ -133,7 +133,7 @@ function messageOf(change: ContentChange, names: Names, at: Date): OutgoingMessa
     timestamp,
     data: {
       article: articleOf(change.article, names, at),
-      version: change.article.version,
+      version: change.version,
       eventId: change.eventId,
     },
   };
@@ -153,6 +153,7 @@ const articleOf = (article: ArticleState, names: Names, at: Date): Article => ({
   cover: article.cover,
   category: article.categoryId === null ? null : (names.categories.get(article.categoryId) ?? null),
   readMinutes: article.readMinutes,
+  version: article.version,
   author: authorOf(names, article.accountId),
   createdAt: (article.createdAt ?? at).toISOString(),
   updatedAt: (article.updatedAt ?? at).toISOString(),

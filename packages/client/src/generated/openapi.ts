@@ -856,6 +856,8 @@ export interface components {
           event: 'article.update';
           data: {
             slug: string;
+            /** @description Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+            ifVersion?: number;
             title?: string;
             body?: string[];
             excerpt?: string | null;
@@ -870,6 +872,8 @@ export interface components {
           event: 'article.delete';
           data: {
             slug: string;
+            /** @description Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+            ifVersion?: number;
           };
         }
       | {
@@ -898,6 +902,8 @@ export interface components {
       /** @description The category's display name */
       category: string | null;
       readMinutes: number;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['AuthorInput'];
       /** Format: date-time */
       createdAt: string;
@@ -1061,6 +1067,8 @@ export interface components {
             event: 'article.update';
             data: {
               slug: string;
+              /** @description Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+              ifVersion?: number;
               title?: string;
               body?: string[];
               excerpt?: string | null;
@@ -1077,6 +1085,8 @@ export interface components {
             event: 'article.delete';
             data: {
               slug: string;
+              /** @description Apply only if the article is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+              ifVersion?: number;
             };
             /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
             idempotencyKey?: string;
@@ -1129,6 +1139,7 @@ export interface components {
         | 'KEY_QUOTA_EXCEEDED'
         | 'ENDPOINT_QUOTA_EXCEEDED'
         | 'SLUG_TAKEN'
+        | 'VERSION_CONFLICT'
         | 'EVENT_NOT_RETRYABLE'
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'EVENT_EXPIRED'
@@ -1159,6 +1170,8 @@ export interface components {
       supportedEvents?: string[];
       /** @description With INSUFFICIENT_SCOPE */
       requiredScopes?: string[];
+      /** @description With VERSION_CONFLICT: the article's version when the event was applied */
+      currentVersion?: number;
     } & {
       [key: string]: unknown;
     };
@@ -1242,6 +1255,7 @@ export interface components {
         | 'KEY_QUOTA_EXCEEDED'
         | 'ENDPOINT_QUOTA_EXCEEDED'
         | 'SLUG_TAKEN'
+        | 'VERSION_CONFLICT'
         | 'EVENT_NOT_RETRYABLE'
         | 'IDEMPOTENCY_KEY_IN_USE'
         | 'EVENT_EXPIRED'
@@ -1303,6 +1317,8 @@ export interface components {
           slug: string;
           /** @constant */
           deleted?: true;
+          /** @description The version the event left the article at (for a delete, the delete's own: one more than the article's last) */
+          version?: number;
         }
       | {
           /** @constant */
@@ -1317,6 +1333,8 @@ export interface components {
         path: string;
         message: string;
       }[];
+      /** @description With VERSION_CONFLICT: the article's version when the event was applied */
+      currentVersion?: number;
     };
     Receipt: {
       /** Format: uuid */
@@ -1363,6 +1381,8 @@ export interface components {
       /** @description The category's display name */
       category: string | null;
       readMinutes: number;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['Author'];
       /** Format: date-time */
       createdAt: string;
@@ -1377,6 +1397,8 @@ export interface components {
       /** @description The category's display name */
       category: string | null;
       readMinutes: number;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['Author'];
       /** Format: date-time */
       createdAt: string;
@@ -1958,7 +1980,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -2521,7 +2543,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
@@ -3225,7 +3247,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */
@@ -4660,7 +4682,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -4908,7 +4930,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description Requests allowed in the window */
@@ -6930,7 +6952,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
+      /** @description Error: EMAIL_TAKEN, HANDLE_TAKEN, KEY_QUOTA_EXCEEDED, ENDPOINT_QUOTA_EXCEEDED, SLUG_TAKEN, VERSION_CONFLICT, EVENT_NOT_RETRYABLE, IDEMPOTENCY_KEY_IN_USE */
       409: {
         headers: {
           /** @description With IDEMPOTENCY_KEY_IN_USE: when to retry */

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
   ENDPOINT_QUOTA_EXCEEDED: { status: 409, title: 'Too many webhook endpoints' },
   SLUG_TAKEN: { status: 409, title: 'The slug is already taken' },
+  VERSION_CONFLICT: { status: 409, title: 'The article is not at the version the event expects' },
   EVENT_NOT_RETRYABLE: { status: 409, title: 'Only failed events can be retried' },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,

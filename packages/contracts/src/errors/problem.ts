@@ -33,6 +33,9 @@ export const ProblemSchema = z
     errors: z.array(FieldProblemSchema).optional(),
     supportedEvents: z.array(z.string()).optional().meta({ description: 'With UNKNOWN_EVENT' }),
     requiredScopes: z.array(z.string()).optional().meta({ description: 'With INSUFFICIENT_SCOPE' }),
+    currentVersion: z.int().min(1).optional().meta({
+      description: "With VERSION_CONFLICT: the article's version when the event was applied",
+    }),
   })
   .meta({ id: 'Problem' });
 export type Problem = z.infer<typeof ProblemSchema>;

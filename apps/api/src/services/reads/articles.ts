@@ -21,6 +21,7 @@ const SUMMARY_FIELDS = {
   excerpt: true,
   cover: true,
   readMinutes: true,
+  version: true,
   createdAt: true,
   updatedAt: true,
   category: { select: { name: true } },
@@ -33,6 +34,7 @@ interface SummaryRow {
   excerpt: string | null;
   cover: string | null;
   readMinutes: number;
+  version: number;
   createdAt: Date;
   updatedAt: Date;
   category: { name: string } | null;
@@ -46,6 +48,7 @@ const presentSummary = (row: SummaryRow): ArticleSummary => ({
   cover: row.cover,
   category: row.category?.name ?? null,
   readMinutes: row.readMinutes,
+  version: row.version,
   author: { handle: row.account.handle, name: row.account.name },
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),

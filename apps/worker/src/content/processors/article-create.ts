@@ -1,6 +1,7 @@
 import { AppError, failed, succeeded, type EventResult, type Result } from '@ingest/contracts';
 import { readingMinutes, slugFromTitle } from '@ingest/domain';
 import { v7 as uuidv7 } from 'uuid';
+import { articleResult } from './article-result.js';
 import { insertArticles, type ArticleRow } from './article-rows.js';
 import {
   oneByMany,
@@ -31,7 +32,12 @@ function articleRow({ categories }: ApplyScope, change: Create, slug: string): A
 }
 
 const created = (change: Create, article: ArticleRow) =>
-  ({ type: 'article.created', eventId: change.eventId, article }) as const;
+  ({
+    type: 'article.created',
+    eventId: change.eventId,
+    article,
+    version: article.version,
+  }) as const;
 
 /** Without a slug: the first free one of the title's slug, -2, -3, ... */
 async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise<EventResult> {
@@ -41,7 +47,7 @@ async function createWithDerivedSlug(scope: ApplyScope, change: Create): Promise
     (await insertArticles(tx, [{ ...row, slug: candidate }])).has(row.id),
   );
   scope.outbox.push(created(change, { ...row, slug }));
-  return { type: 'article', id: row.id, slug };
+  return articleResult({ ...row, slug });
 }
 
 /**
@@ -58,7 +64,7 @@ async function createWithNamedSlugs(scope: ApplyScope, changes: Create[]): Promi
   for (const [change, row] of rows) {
     if (inserted.has(row.id)) {
       scope.outbox.push(created(change, row));
-      outcomes.set(change.eventId, succeeded({ type: 'article', id: row.id, slug: row.slug }));
+      outcomes.set(change.eventId, succeeded(articleResult(row)));
     } else {
       outcomes.set(
         change.eventId,

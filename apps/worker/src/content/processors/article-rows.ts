@@ -118,17 +118,19 @@ export async function updateArticles(
 
 /**
  * Deletes the accounts' articles under these slugs, one statement; answers what it
- * deleted, as it was last.
+ * deleted, as it was last. A row with `ifVersion` is deleted only at that version.
  */
 export async function deleteOwnArticles(
   tx: Tx,
-  wanted: OwnSlug[],
+  wanted: Array<OwnSlug & { ifVersion?: number | undefined }>,
 ): Promise<Map<string, StoredArticle>> {
   const rows = await tx.$queryRaw<StoredArticle[]>`
     DELETE FROM articles a
-    USING unnest(${wanted.map((w) => w.accountId)}::uuid[], ${wanted.map((w) => w.slug)}::text[])
-      AS w(account_id, slug)
+    USING unnest(${wanted.map((w) => w.accountId)}::uuid[], ${wanted.map((w) => w.slug)}::text[],
+                 ${wanted.map((w) => w.ifVersion ?? null)}::int[])
+      AS w(account_id, slug, if_version)
     WHERE a.account_id = w.account_id AND a.slug = w.slug
+      AND (w.if_version IS NULL OR a.version = w.if_version)
     RETURNING ${STORED_COLUMNS}`;
   return new Map(rows.map((row) => [keyOf(row), row]));
 }

@@ -1,6 +1,7 @@
 import { AppError, failed, succeeded, type EventResult, type Result } from '@ingest/contracts';
 import { uniqueViolationOf, violatesUniqueColumn } from '@ingest/db';
 import { readingMinutes } from '@ingest/domain';
+import { articleResult } from './article-result.js';
 import { ownEntryOf, readOwnArticles, updateArticles } from './article-rows.js';
 import {
   oneByMany,
@@ -10,6 +11,7 @@ import {
   type Outcomes,
 } from './catalog.js';
 import type { ArticleState } from './content-changes.js';
+import { versionConflict } from './version-check.js';
 
 type Update = Change<'article.update'>;
 
@@ -58,7 +60,12 @@ function updatedRow(
 
 /** Reports the change into the outbox, as the article stands after it. */
 function report(scope: ApplyScope, change: Update, { bodyChanged: _, ...article }: UpdatedRow) {
-  scope.outbox.push({ type: 'article.updated', eventId: change.eventId, article });
+  scope.outbox.push({
+    type: 'article.updated',
+    eventId: change.eventId,
+    article,
+    version: article.version,
+  });
 }
 
 /**
@@ -100,7 +107,7 @@ async function rename(
   }
   await scope.tx.$executeRaw`RELEASE SAVEPOINT rename`;
   report(scope, change, row);
-  return succeeded({ type: 'article', id: row.id, slug: row.slug });
+  return succeeded(articleResult(row));
 }
 
 /**
@@ -117,14 +124,19 @@ async function updateMany(scope: ApplyScope, changes: Update[]): Promise<Outcome
   const renames: Array<[ArticleState, Update]> = [];
   for (const change of changes) {
     const article = ownEntryOf(found, { accountId: change.accountId, slug: change.data.slug });
-    if (article === undefined) outcomes.set(change.eventId, notFound(change.data.slug));
+    if (article === undefined) {
+      outcomes.set(change.eventId, notFound(change.data.slug));
+      continue;
+    }
+    const conflict = versionConflict(article.slug, change.data.ifVersion, article.version);
+    if (conflict !== undefined) outcomes.set(change.eventId, failed(conflict));
     else if (change.data.newSlug !== undefined && change.data.newSlug !== article.slug) {
       renames.push([article, change]);
     } else {
       const row = updatedRow(scope, article, change);
       writes.push(row);
       report(scope, change, row);
-      outcomes.set(change.eventId, succeeded({ type: 'article', id: row.id, slug: row.slug }));
+      outcomes.set(change.eventId, succeeded(articleResult(row)));
     }
   }
   await updateArticles(scope.tx, writes);
@@ -137,7 +149,9 @@ async function updateMany(scope: ApplyScope, changes: Update[]): Promise<Outcome
 /**
  * Consecutive updates of one article (a busy slug's run): read once, each applied in
  * order to the state the one before left, written once. Renames never come here: a
- * rename stands in two lines, so it is never part of a run.
+ * rename stands in two lines, so it is never part of a run. Each `ifVersion` is checked
+ * against the version the updates before it left, as if each were applied alone; one
+ * that fails changes nothing, and the next is checked against the same state.
  */
 async function updateRun(scope: ApplyScope, changes: Update[]): Promise<Outcomes> {
   const [first] = changes;
@@ -151,12 +165,18 @@ async function updateRun(scope: ApplyScope, changes: Update[]): Promise<Outcomes
   const outcomes: Outcomes = new Map();
   let state: UpdatedRow = { ...article, bodyChanged: false };
   for (const change of changes) {
+    const conflict = versionConflict(state.slug, change.data.ifVersion, state.version);
+    if (conflict !== undefined) {
+      outcomes.set(change.eventId, failed(conflict));
+      continue;
+    }
     const next = updatedRow(scope, state, change);
     report(scope, change, next);
     state = { ...next, bodyChanged: state.bodyChanged || next.bodyChanged };
-    outcomes.set(change.eventId, succeeded({ type: 'article', id: state.id, slug: state.slug }));
+    outcomes.set(change.eventId, succeeded(articleResult(state)));
   }
-  await updateArticles(scope.tx, [state]);
+  // When every update failed its check there is nothing to write (not even updated_at).
+  if (state.version !== article.version) await updateArticles(scope.tx, [state]);
   return outcomes;
 }
 

@@ -24,7 +24,17 @@ type ArticleChangeType = Exclude<OutgoingEventType, 'highlight.created'>;
  * message that tells subscribers of it is written in the same transaction.
  */
 export type ContentChange =
-  | { type: ArticleChangeType; eventId: string; article: ArticleState }
+  | {
+      type: ArticleChangeType;
+      eventId: string;
+      /** As the change left it; a deleted article as it was last. */
+      article: ArticleState;
+      /**
+       * The change's own version: the article's after a create or an update, one more than
+       * its last for a delete (which leaves no row to hold it).
+       */
+      version: number;
+    }
   | { type: 'highlight.created'; eventId: string; highlight: HighlightState };
 
 export const accountOfChange = (change: ContentChange): string =>
