@@ -248,6 +248,7 @@ function sampleMessage(type: string) {
     cover: null,
     category: 'News',
     readMinutes: 1,
+    version: 1,
     author,
     createdAt: at,
     updatedAt: at,
