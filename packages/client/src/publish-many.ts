@@ -61,15 +61,25 @@ export async function publishEvents(
     bytes: atLeastOne('maxBatchBytes', options.maxBatchBytes ?? DEFAULT_BATCH_BYTES),
   });
   const context = { ...options, policy: caller.retry, report };
+  let failed = false;
   // Each call takes the next batch as it finishes one; an async generator hands its
   // values out one at a time, in order, to whoever asks.
   const sender = async () => {
-    for (let next = await batches.next(); next.done !== true; next = await batches.next())
-      await settleBatch(next.value, send, context);
+    while (!failed) {
+      const next = await batches.next();
+      if (next.done === true) return;
+      await settleBatch(next.value, send, context).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
+    }
   };
   try {
     const concurrency = atLeastOne('concurrency', options.concurrency ?? 1);
-    await Promise.all(Array.from({ length: concurrency }, sender));
+    // Settled, not raced: once this returns, no call of it reports a result any more.
+    const senders = await Promise.allSettled(Array.from({ length: concurrency }, sender));
+    const rejected = senders.find((sent) => sent.status === 'rejected');
+    if (rejected !== undefined) throw rejected.reason;
   } finally {
     await batches.return(undefined);
   }
