@@ -19,6 +19,8 @@ export interface ProxyAnswer {
    * lost on its way back, after the service acted on the request.
    */
   afterPassingOn?: boolean;
+  /** No answer at all, the connection left open: a call that waits until its caller dies. */
+  hang?: boolean;
 }
 
 export interface SeenRequest {
@@ -63,7 +65,7 @@ export async function startFaultProxy(
       const answer =
         options.repeatLast === true && script.length === 1 ? script[0] : script.shift();
       const scripted = () => {
-        if (answer === undefined) return;
+        if (answer === undefined || answer.hang === true) return;
         if (answer.status === 0) response.socket?.destroy();
         else response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
       };
