@@ -1,6 +1,7 @@
-// `ingest publish --file`: a file of 10,000 events, interrupted by Ctrl-C and then by a
-// crash (SIGKILL) part-way, and run again to the end, makes exactly 10,000 events, one
-// per line, against the real service (API and worker processes).
+// `ingest publish --file`: a file of 10,000 events, sent in batches, interrupted by Ctrl-C
+// and then by a crash (SIGKILL) part-way, and run again to the end, makes exactly 10,000
+// events, one per line, against the real service (API and worker processes). A crash
+// while a recorded batch's answer is on its way: resumed, its lines are the same events.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../support/test-database.js';
+import { startFaultProxy } from './fault-proxy.js';
 import { newPublisher, startService, type RunningService } from './support/service.js';
 
 const CLI = 'packages/client/src/cli/main.ts';
@@ -39,6 +41,14 @@ async function recorded(path: string): Promise<number> {
   return Math.max(0, text.split('\n').filter((line) => line.trim() !== '').length - 1);
 }
 
+async function eventsOfAccount(accountId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM webhook_logs WHERE account_id = $1`,
+    [accountId],
+  );
+  return rows[0]!.n;
+}
+
 async function untilRecorded(path: string, lines: number, cli: RunningProcess): Promise<void> {
   for (let waited = 0; waited < 60_000; waited += 50) {
     if ((await recorded(path)) >= lines) return;
@@ -49,8 +59,10 @@ async function untilRecorded(path: string, lines: number, cli: RunningProcess): 
 }
 
 describe('ingest publish --file', () => {
-  it('publishes every line exactly once across a Ctrl-C and a crash', async () => {
+  it('publishes every line exactly once, in batches, across a Ctrl-C and a crash', async () => {
     const { key, account } = await newPublisher(service);
+    // In front of the service, passing every call on: to see that lines go in batches.
+    const proxy = await startFaultProxy(service.url, []);
     const file = join(dir, 'events.ndjson');
     const results = `${file}.results.ndjson`;
     const run = Math.random().toString(36).slice(2, 8);
@@ -61,8 +73,8 @@ describe('ingest publish --file', () => {
       }),
     );
     await writeFile(file, `${lines.join('\n')}\n`);
-    const env = { INGEST_URL: service.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
-    const args = ['publish', '--file', file, '--concurrency', '32'];
+    const env = { INGEST_URL: proxy.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
+    const args = ['publish', '--file', file, '--batch-size', '50', '--concurrency', '4'];
     const start = () =>
       spawnProcess({ name: 'ingest', nodeArgs: [...typeScriptEntry(CLI), ...args], env });
 
@@ -100,7 +112,59 @@ describe('ingest publish --file', () => {
     }
     expect(byLine.size).toBe(EVENTS);
     expect(new Set(byLine.values()).size).toBe(EVENTS);
+
+    // Every call a batch of at most 50 lines, none a single publish.
+    await proxy.close();
+    expect(new Set(proxy.seen.map((call) => call.path))).toEqual(
+      new Set(['/api/webhooks/content/batch']),
+    );
+    const sizes = proxy.seen.map(
+      (call) => (JSON.parse(call.body) as { events: unknown[] }).events.length,
+    );
+    expect(Math.max(...sizes)).toBe(50);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeGreaterThanOrEqual(EVENTS);
   }, 240_000);
+
+  it('resumes a batch recorded by the service whose answer a crash cut off: the same events', async () => {
+    const { key, account } = await newPublisher(service);
+    const file = join(dir, 'cut-off.ndjson');
+    const run = Math.random().toString(36).slice(2, 8);
+    const lines = Array.from({ length: 120 }, (_, n) =>
+      JSON.stringify({
+        event: 'article.create',
+        data: { title: `Cut ${n}`, slug: `cut-${run}-${n}`, body: ['x'] },
+      }),
+    );
+    await writeFile(file, `${lines.join('\n')}\n`);
+    // The first batch reaches the service, which records it; its answer never comes back.
+    const proxy = await startFaultProxy(service.url, [
+      { status: 0, afterPassingOn: true, hang: true },
+    ]);
+    const env = { INGEST_URL: proxy.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
+    const args = ['publish', '--file', file, '--batch-size', '50', '--concurrency', '1'];
+    try {
+      const first = spawnProcess({
+        name: 'ingest',
+        nodeArgs: [...typeScriptEntry(CLI), ...args],
+        env,
+      });
+      for (let waited = 0; (await eventsOfAccount(account.id)) < 50; waited += 50) {
+        if (waited > 30_000)
+          throw new Error(`the first batch was not recorded:\n${first.lines.join('\n')}`);
+        await sleep(50);
+      }
+      await first.stop('SIGKILL');
+      expect(await recorded(`${file}.results.ndjson`)).toBe(0);
+
+      const resumed = await runTsEntry(CLI, { args, env, timeoutMs: 60_000 });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toMatch(/published \(new events\)\s+70\n/);
+      expect(resumed.stderr).toMatch(/published before \(same key, same event\)\s+50\n/);
+      expect(await eventsOfAccount(account.id)).toBe(120);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
 
   it('refuses a results file of another file, and exits 1 when a line fails', async () => {
     const { key } = await newPublisher(service);

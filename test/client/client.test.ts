@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceivers, type Receivers } from '../support/receivers.js';
 import { TEST_DATABASE_URL } from '../support/test-database.js';
 import { startFaultProxy } from './fault-proxy.js';
-import { newPublisher, startService, type RunningService } from './support/service.js';
+import {
+  clientLosingFirstAnswer,
+  newPublisher,
+  startService,
+  type RunningService,
+} from './support/service.js';
 
 let service: RunningService;
 let db: pg.Pool;
@@ -64,32 +69,13 @@ describe('publish', () => {
 
   it('makes one event of a publish whose answer was lost when the API was SIGKILLed', async () => {
     const { key, account } = await newPublisher(service);
-    let killed = false;
-    // The first send reaches the API, which records the event and answers; then the API is
-    // killed and the answer is lost on the way back, as when a process dies mid-response.
-    // The client must send again, with the same key, to an API that is starting again.
-    const client = new IngestClient({
-      baseUrl: service.url,
-      apiKey: key.key,
-      retry: { attempts: 20, baseDelayMs: 200, maxDelayMs: 1_000 },
-      fetch: async (request) => {
-        const response = await fetch(request);
-        if (!killed) {
-          killed = true;
-          expect(response.status).toBe(202);
-          await service.killApi();
-          void service.startApi();
-          throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
-        }
-        return response;
-      },
-    });
+    const { client, killed } = clientLosingFirstAnswer(service, key.key, 202);
     const published = await client.publish('article.create', {
       title: 'Survives a killed API',
       slug: slug('killed'),
       body: ['Once.'],
     });
-    expect(killed).toBe(true);
+    expect(killed()).toBe(true);
     expect(published.attempts).toBeGreaterThan(1);
     expect(published.replayed).toBe(true);
     expect(await eventsWithKey(account.id, published.idempotencyKey)).toEqual([

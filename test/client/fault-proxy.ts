@@ -10,9 +10,17 @@ const HOP_HEADERS = new Set([
 
 /** How the proxy answers one request itself, instead of passing it on. */
 export interface ProxyAnswer {
+  /** 0: no answer at all, the connection closed (a network error to the client). */
   status: number;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Pass the request on first, and answer this instead of the service's answer: an answer
+   * lost on its way back, after the service acted on the request.
+   */
+  afterPassingOn?: boolean;
+  /** No answer at all, the connection left open: a call that waits until its caller dies. */
+  hang?: boolean;
 }
 
 export interface SeenRequest {
@@ -20,6 +28,7 @@ export interface SeenRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
+  body: string;
 }
 
 export interface FaultProxy {
@@ -31,8 +40,9 @@ export interface FaultProxy {
 
 /**
  * A reverse proxy in front of the service, as a load balancer would be: it answers the
- * first requests itself, one scripted answer each (a 429, a 503, a proxy's HTML 502), then
- * passes the rest on to `target` unchanged. `repeatLast` keeps answering the last one.
+ * first requests itself, one scripted answer each (a 429, a 503, a proxy's HTML 502, a
+ * closed connection, before or after the service had the request), then passes the rest
+ * on to `target` unchanged. `repeatLast` keeps answering the last one.
  */
 export async function startFaultProxy(
   target: string,
@@ -50,11 +60,17 @@ export async function startFaultProxy(
         method: request.method ?? 'GET',
         path: request.url ?? '/',
         headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
       });
       const answer =
         options.repeatLast === true && script.length === 1 ? script[0] : script.shift();
-      if (answer !== undefined) {
-        response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+      const scripted = () => {
+        if (answer === undefined || answer.hang === true) return;
+        if (answer.status === 0) response.socket?.destroy();
+        else response.writeHead(answer.status, answer.headers).end(answer.body ?? '');
+      };
+      if (answer !== undefined && answer.afterPassingOn !== true) {
+        scripted();
         return;
       }
       const headers = Object.fromEntries(
@@ -71,6 +87,7 @@ export async function startFaultProxy(
       }).then(
         async (answered) => {
           const body = Buffer.from(await answered.arrayBuffer());
+          if (answer !== undefined) return scripted();
           // fetch has already decoded the body and framed it: those headers no longer hold.
           const passed = [...answered.headers.entries()].filter(([name]) => !HOP_HEADERS.has(name));
           response.writeHead(answered.status, Object.fromEntries(passed));

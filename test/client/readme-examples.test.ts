@@ -40,6 +40,7 @@ describe('the client README', () => {
     const expected = [
       /^succeeded [0-9a-f-]{36} \S+$/m,
       /^succeeded\n[0-9a-f-]{36} article\.create /m,
+      /^queued [0-9a-f-]{36}\nqueued [0-9a-f-]{36}\nrefused VALIDATION_FAILED [0-9a-f-]{36}$/m,
       /^400 VALIDATION_FAILED .+\n[\s\S]*data\.title: /m,
       /^succeeded$/m,
       /^204\n400$/m,

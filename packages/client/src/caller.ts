@@ -28,6 +28,14 @@ interface Answer<Data> {
 
 export type Fetch = (request: Request) => Promise<Response>;
 
+/** How one call is sent, beyond the caller's options. */
+export interface SendTuning {
+  signingSecret?: string | undefined;
+  /** Fewer sends than the client's policy allows: what a batch has left of its budget. */
+  attempts?: number;
+  timeoutMs?: number | undefined;
+}
+
 const unauthenticated = (message: string) =>
   new IngestError({ status: 0, code: 'UNAUTHENTICATED', message });
 
@@ -38,7 +46,7 @@ const unauthenticated = (message: string) =>
  */
 export class Caller {
   readonly http: Client<paths>;
-  private readonly retry: RetryPolicy;
+  readonly retry: RetryPolicy;
 
   constructor(readonly options: IngestClientOptions) {
     this.http = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, '') });
@@ -48,16 +56,17 @@ export class Caller {
   async call<Data>(
     request: (fetch: Fetch) => Promise<Answer<Data>>,
     retryable: Retryable,
-    options: CallOptions & { signingSecret?: string | undefined } = {},
+    options: CallOptions & SendTuning = {},
   ): Promise<{ data: Data; response: Response; attempts: number }> {
     let attempts = 0;
     const fetch: Fetch = async (sent) => {
       const result = await send(sent, {
         // Called through globalThis: a browser refuses fetch detached from its window.
         fetch: this.options.fetch ?? ((input: Request) => globalThis.fetch(input)),
-        retry: this.retry,
+        retry: { ...this.retry, attempts: options.attempts ?? this.retry.attempts },
         retryable,
         signingSecret: options.signingSecret,
+        timeoutMs: options.timeoutMs,
         signal: options.signal,
         onRetry: options.onRetry,
       });

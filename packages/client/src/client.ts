@@ -2,9 +2,12 @@ import { ApiKeys } from './api-keys.js';
 import { Caller, type IngestClientOptions } from './caller.js';
 import { Endpoints } from './endpoints.js';
 import { IngestError } from './errors.js';
+import { publishEvents, type PublishManyOptions } from './publish-many.js';
 import { sleep } from './retry.js';
+import type { PublishManyResult } from './settle-batch.js';
 import type {
   AcceptedEvent,
+  BatchEvent,
   CallOptions,
   ContentEvent,
   DeliveryQuery,
@@ -125,6 +128,39 @@ export class IngestClient {
       replayed: response.headers.get('idempotent-replayed') === 'true',
       attempts,
     };
+  }
+
+  /**
+   * Sends many events in batches (`batchSize`, default 100, within `maxBatchBytes`),
+   * `concurrency` calls at a time (default 1), and gives one result per event, in the
+   * order given. Exactly-once like `publish`: each event without an idempotencyKey gets
+   * one, kept on every send. Only the events that need it are sent again (rate-limited,
+   * a key in use, a 5xx; a whole call on a network error, a timeout, 429, 503 or 5xx),
+   * waiting as the service asks or backing off. Refused events are results, not throws.
+   */
+  async publishMany(
+    events: readonly BatchEvent[],
+    options: PublishManyOptions = {},
+  ): Promise<PublishManyResult[]> {
+    const results = new Array<PublishManyResult>(events.length);
+    await publishEvents(this.caller, events, options, (result, index) => {
+      results[index] = result;
+    });
+    return results;
+  }
+
+  /**
+   * `publishMany` for a source too large to hold: takes its events as calls are free to
+   * carry them, and tells each one's result, with its place in the source, as it comes.
+   * Resolves once every event of the source has its result: to stop taking events, end
+   * the source; `signal` gives up the calls in flight too.
+   */
+  publishStream(
+    source: Iterable<BatchEvent> | AsyncIterable<BatchEvent>,
+    onResult: (result: PublishManyResult, index: number) => void,
+    options: PublishManyOptions = {},
+  ): Promise<void> {
+    return publishEvents(this.caller, source, options, onResult);
   }
 
   getReceipt(id: string, options?: CallOptions): Promise<Receipt> {

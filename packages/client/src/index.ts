@@ -1,6 +1,8 @@
 // The content ingestion service's client: typed from the service's OpenAPI document,
 // exactly-once publishing by default. See README.md.
 export { IngestClient, type PublishOptions, type PublishResult } from './client.js';
+export type { PublishManyOptions } from './publish-many.js';
+export type { PublishManyResult } from './settle-batch.js';
 export type { IngestClientOptions } from './caller.js';
 export type { ApiKeys } from './api-keys.js';
 export type { Endpoints } from './endpoints.js';
@@ -9,6 +11,7 @@ export type {
   Receipt,
   AcceptedEvent,
   ContentEvent,
+  BatchEvent,
   EventName,
   EventData,
   ReceiptQuery,

@@ -6,10 +6,13 @@ import { signatureHeaders } from './signing.js';
  * Which failures a call may be sent again after.
  * - `idempotent`: a GET, or a publish with its Idempotency-Key: also a network error or a
  *   lost answer, since sending it again cannot make a second effect.
+ * - `keyed`: a batch whose every event carries its idempotencyKey: as `idempotent`, and
+ *   also after any 5xx. The events may or may not have been recorded (a proxy's 502 when
+ *   the API died mid-call); sent again, each is recorded once.
  * - `unprocessed`: any other call: only answers that say it was not processed (429, 503,
  *   409 IDEMPOTENCY_KEY_IN_USE). A lost answer to a register might have registered.
  */
-export type Retryable = 'idempotent' | 'unprocessed';
+export type Retryable = 'idempotent' | 'keyed' | 'unprocessed';
 
 export interface SendOptions {
   fetch: (request: Request) => Promise<Response>;
@@ -18,13 +21,16 @@ export interface SendOptions {
   /** Signs the body (Standard Webhooks) with webhook-id = the call's Idempotency-Key. */
   signingSecret?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** A send not answered (body included) within this long is a network error. */
+  timeoutMs?: number | undefined;
   /** Called before each retry (for progress reporting and tests). */
   onRetry?: ((retry: { attempt: number; delayMs: number; reason: string }) => void) | undefined;
 }
 
 /** Answers that say the service did not process the call and asks for it again later. */
-async function askedToRetry(response: Response): Promise<boolean> {
+async function askedToRetry(response: Response, retryable: Retryable): Promise<boolean> {
   if (response.status === 429 || response.status === 503) return true;
+  if (retryable === 'keyed' && response.status >= 500) return true;
   if (response.status !== 409) return false;
   const body: unknown = await response
     .clone()
@@ -49,15 +55,18 @@ export async function send(
 ): Promise<{ response: Response; attempts: number }> {
   const body = request.body === null ? undefined : await request.text();
   const { retry, signal } = options;
+  // A publish is signed as its Idempotency-Key, so that the service takes the two for one.
+  // A batch has no such header (its keys are its events'): its webhook-id is its own, the
+  // same on each send of this body.
+  const webhookId = request.headers.get('idempotency-key') ?? crypto.randomUUID();
   for (let attempt = 1; ; attempt += 1) {
     const headers = new Headers(request.headers);
     if (options.signingSecret !== undefined && body !== undefined) {
-      const id = headers.get('idempotency-key') ?? crypto.randomUUID();
-      headers.set('idempotency-key', id);
-      for (const [name, value] of Object.entries(signatureHeaders(options.signingSecret, id, body)))
-        headers.set(name, value);
+      const signature = signatureHeaders(options.signingSecret, webhookId, body);
+      for (const [name, value] of Object.entries(signature)) headers.set(name, value);
     }
     const last = attempt >= retry.attempts;
+    const deadline = sendSignal(signal, options.timeoutMs);
     let response: Response;
     try {
       response = await options.fetch(
@@ -65,14 +74,16 @@ export async function send(
           method: request.method,
           headers,
           ...(body === undefined ? {} : { body }),
-          ...(signal === undefined ? {} : { signal }),
+          ...(deadline.signal === undefined ? {} : { signal: deadline.signal }),
         }),
       );
+      // Within the deadline too: an answer whose body never ends is no answer.
+      if (options.timeoutMs !== undefined) response = await buffered(response);
     } catch (error) {
       if (signal?.aborted === true) throw signal.reason;
       const reason = error instanceof Error ? (error.cause ?? error) : error;
       const message = reason instanceof Error ? reason.message : String(reason);
-      if (options.retryable !== 'idempotent' || last) {
+      if (options.retryable === 'unprocessed' || last) {
         throw new IngestError(
           {
             status: 0,
@@ -87,11 +98,44 @@ export async function send(
       options.onRetry?.({ attempt, delayMs, reason: message });
       await sleep(delayMs, signal);
       continue;
+    } finally {
+      deadline.clear();
     }
-    if (last || !(await askedToRetry(response))) return { response, attempts: attempt };
+    if (last || !(await askedToRetry(response, options.retryable)))
+      return { response, attempts: attempt };
     const delayMs = retryDelayMs(retry, attempt, retryAfterMs(response.headers.get('retry-after')));
     options.onRetry?.({ attempt, delayMs, reason: `answered ${response.status}` });
     await response.body?.cancel();
     await sleep(delayMs, signal);
   }
 }
+
+/** The signal one send goes with: the caller's, and with a timeout, aborted after it. */
+function sendSignal(
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): { signal: AbortSignal | undefined; clear: () => void } {
+  if (timeoutMs === undefined) return { signal, clear: () => {} };
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`no answer within ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted === true) onAbort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+const buffered = async (response: Response): Promise<Response> =>
+  new Response(await response.arrayBuffer(), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });

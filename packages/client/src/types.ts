@@ -17,6 +17,8 @@ export type AcceptedEvent = Schemas['AcceptedEvent'];
 export type ContentEvent = JsonBody<'/api/webhooks/content', 'post'>;
 export type EventName = ContentEvent['event'];
 export type EventData<Name extends EventName> = Extract<ContentEvent, { event: Name }>['data'];
+/** One event of a batch: a content event and, optionally, its idempotencyKey. */
+export type BatchEvent = JsonBody<'/api/webhooks/content/batch', 'post'>['events'][number];
 export type ReceiptQuery = NonNullable<
   paths['/api/webhooks/content']['get']['parameters']['query']
 >;

@@ -30,7 +30,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(): Promise<RunningService> {
+/** `apiEnv`: settings of the API's beside the tests' own (a small rate limit, say). */
+export async function startService(apiEnv: Record<string, string> = {}): Promise<RunningService> {
   const tag = newTestTag();
   const port = await freePort();
   const env = {
@@ -38,6 +39,7 @@ export async function startService(): Promise<RunningService> {
     JWT_SECRET: randomBytes(32).toString('hex'),
     PORT: String(port),
     ...WEBHOOK_ENV,
+    ...apiEnv,
   };
   const startApi = () => startAppProcess('apps/api/src/server.ts', /Server listening/, env);
   let api = await startApi();
@@ -56,6 +58,32 @@ export async function startService(): Promise<RunningService> {
       await Promise.all([api.stop('SIGTERM'), worker.stop('SIGTERM')]);
     },
   };
+}
+
+/**
+ * A client whose first send reaches the API, which records it and answers `status`; then
+ * the API is SIGKILLed and the answer is lost on the way back, as when a process dies
+ * mid-response. The client must send again, with the same keys, to an API that is
+ * starting again. `killed()` tells whether that happened.
+ */
+export function clientLosingFirstAnswer(service: RunningService, apiKey: string, status: number) {
+  let killed = false;
+  const client = new IngestClient({
+    baseUrl: service.url,
+    apiKey,
+    retry: { attempts: 20, baseDelayMs: 200, maxDelayMs: 1_000 },
+    fetch: async (request) => {
+      const response = await fetch(request);
+      if (killed) return response;
+      killed = true;
+      if (response.status !== status)
+        throw new Error(`the first send was answered ${response.status}, not ${status}`);
+      await service.killApi();
+      void service.startApi();
+      throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+    },
+  });
+  return { client, killed: () => killed };
 }
 
 /** A new account on `service`, logged in, with a publishing key: through the client. */

@@ -1,13 +1,17 @@
 import type { IngestClient } from '../../client.js';
-import { IngestError } from '../../errors.js';
-import { lineKey, readLines, surveyFile, type FileLine } from './event-file.js';
+import type { PublishManyResult } from '../../settle-batch.js';
+import type { BatchEvent } from '../../types.js';
+import { lineKey, readLines, surveyFile } from './event-file.js';
 import { readResults, ResultsWriter, type LineResult } from './results-file.js';
 
 export interface PublishFileOptions {
   client: IngestClient;
   file: string;
   resultsPath: string;
+  /** Batches in flight. */
   concurrency: number;
+  /** Lines a batch carries at most. */
+  batchSize: number;
   /** Aborted: take no more lines, finish the ones in flight. */
   stop: AbortSignal;
   /** Aborted: give up the lines in flight too (they are sent again on resume). */
@@ -54,12 +58,12 @@ const parseLine = (text: string): EventLine | string => {
 };
 
 /**
- * Publishes each line of an NDJSON file of `{event, data}` objects, `concurrency` at a
- * time, and records each line's result. Every line is sent with an Idempotency-Key made
- * of the file's digest and its line number, so a run stopped anywhere (Ctrl-C, a crash,
- * a lost answer) and started again publishes no line twice: lines the results file
- * records as accepted are skipped, and any other line sent again gets back the event of
- * its earlier send, if there was one.
+ * Publishes the lines of an NDJSON file of `{event, data}` objects in batches,
+ * `concurrency` batches at a time, and records each line's result as it is answered.
+ * Every line is sent with an idempotencyKey made of the file's digest and its line
+ * number, so a run stopped anywhere (Ctrl-C, a crash, a lost answer) and started again
+ * publishes no line twice: lines the results file records as accepted are skipped, and
+ * any other line sent again gets back the event of its earlier send, if there was one.
  */
 export async function publishFile(options: PublishFileOptions): Promise<BulkSummary> {
   const started = performance.now();
@@ -93,62 +97,46 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
     options.onLine?.(result, summary);
   };
 
-  const publishLine = async (line: FileLine) => {
-    const parsed = parseLine(line.text);
-    if (typeof parsed === 'string') {
-      record({
-        line: line.number,
-        error: { status: 0, code: 'INVALID_LINE', message: `Line ${line.number} ${parsed}` },
-      });
-      return;
-    }
-    try {
-      const published = await options.client.publish(parsed.event as never, parsed.data as never, {
-        idempotencyKey: lineKey(digest, line.number),
-        signal: options.abandon,
-      });
-      record({
-        line: line.number,
-        id: published.receipt.id,
-        status: published.receipt.status,
-        ...(published.replayed ? { replayed: true } : {}),
-      });
-    } catch (error) {
-      if (options.abandon.aborted) return;
-      if (!(error instanceof IngestError)) throw error;
-      record({
-        line: line.number,
-        error: {
-          status: error.status,
-          code: error.code,
-          message: error.message,
-          ...(error.requestId === undefined ? {} : { requestId: error.requestId }),
-        },
-      });
-    }
-  };
-
-  const lines = readLines(options.file);
-  // Each worker takes the next line as it finishes one; an async generator hands its
-  // values out one at a time, in order, to whoever asks.
-  const worker = async () => {
-    for (;;) {
+  // The line of each event sent and not yet answered, by its place among those sent.
+  const lineOf = new Map<number, number>();
+  let sent = 0;
+  async function* eventsToSend(): AsyncGenerator<BatchEvent> {
+    for await (const line of readLines(options.file)) {
       if (options.stop.aborted) return;
-      const next = await lines.next();
-      if (next.done === true) return;
-      const line = next.value;
       if (line.text.trim() === '') continue;
       if (done.has(line.number)) {
         summary.alreadyDone += 1;
         continue;
       }
-      await publishLine(line);
+      const parsed = parseLine(line.text);
+      if (typeof parsed === 'string') {
+        const message = `Line ${line.number} ${parsed}`;
+        record({ line: line.number, error: { status: 0, code: 'INVALID_LINE', message } });
+        continue;
+      }
+      lineOf.set(sent, line.number);
+      sent += 1;
+      // Checked by the service, event by event: a bad one is refused alone.
+      yield { ...parsed, idempotencyKey: lineKey(digest, line.number) } as BatchEvent;
     }
+  }
+  const onResult = (result: PublishManyResult, index: number) => {
+    const line = lineOf.get(index);
+    if (line === undefined) throw new Error(`a result for event ${index}, which was not sent`);
+    lineOf.delete(index);
+    record(lineResult(line, result));
   };
+
   try {
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
+    await options.client.publishStream(eventsToSend(), onResult, {
+      batchSize: options.batchSize,
+      concurrency: options.concurrency,
+      signal: options.abandon,
+    });
+  } catch (error) {
+    // Given up: the lines in flight are sent again on resume, with the same keys.
+    if (!options.abandon.aborted) throw error;
   } finally {
-    await lines.return(undefined);
     await writer.close();
   }
   summary.interrupted =
@@ -156,4 +144,20 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
     summary.published + summary.replayed + summary.failed + summary.alreadyDone < events;
   summary.seconds = (performance.now() - started) / 1000;
   return summary;
+}
+
+/** A line's result as the results file records it: an accepted line has its event's id. */
+function lineResult(line: number, result: PublishManyResult): LineResult {
+  if (result.ok)
+    return {
+      line,
+      id: result.receipt.id,
+      status: result.receipt.status,
+      ...(result.replayed ? { replayed: true } : {}),
+    };
+  const { status, code, message, requestId } = result.error;
+  return {
+    line,
+    error: { status, code, message, ...(requestId === undefined ? {} : { requestId }) },
+  };
 }

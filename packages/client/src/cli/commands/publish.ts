@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { IngestClient } from '../../client.js';
+import { DEFAULT_BATCH_SIZE } from '../../publish-many.js';
 import { startProgress, summaryTable } from '../bulk/progress.js';
 import { publishFile } from '../bulk/publish-file.js';
 import { clientFor, positiveInt, print, tell } from '../context.js';
@@ -11,6 +12,7 @@ interface PublishFlags {
   idempotencyKey?: string;
   file?: string;
   concurrency: number;
+  batchSize: number;
   results?: string;
 }
 
@@ -23,9 +25,14 @@ export function addPublishCommands(program: Command): void {
     .option('--idempotency-key <key>', 'the call identity (default: a new one)')
     .option('--file <events.ndjson>', 'one {"event": ..., "data": {...}} a line')
     .addOption(
-      new Option('--concurrency <n>', 'calls in flight with --file')
-        .default(32)
+      new Option('--concurrency <n>', 'batches in flight with --file')
+        .default(4)
         .argParser(positiveInt('--concurrency')),
+    )
+    .addOption(
+      new Option('--batch-size <n>', 'lines a call carries with --file')
+        .default(DEFAULT_BATCH_SIZE)
+        .argParser(positiveInt('--batch-size')),
     )
     .option('--results <path>', 'where --file records each line (default: <file>.results.ndjson)')
     .action(async (event: string | undefined, options: PublishFlags, command: Command) => {
@@ -67,7 +74,7 @@ export function addPublishCommands(program: Command): void {
 async function publishBulk(
   client: IngestClient,
   file: string,
-  options: Pick<PublishFlags, 'concurrency' | 'results'>,
+  options: Pick<PublishFlags, 'concurrency' | 'batchSize' | 'results'>,
 ): Promise<number> {
   const resultsPath = userPath(options.results ?? `${file}.results.ndjson`);
   const stop = new AbortController();
@@ -84,6 +91,7 @@ async function publishBulk(
       file: userPath(file),
       resultsPath,
       concurrency: options.concurrency,
+      batchSize: options.batchSize,
       stop: stop.signal,
       abandon: abandon.signal,
       onStart: ({ events, done }) => {
