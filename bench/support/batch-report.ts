@@ -27,7 +27,7 @@ export function batchRows(result: BatchesResult): Row[] {
   const p99 = latency.load.acceptedMs.p99;
   const atCapacityP99 = Math.max(...result.batchRuns.map((run) => run.load.acceptedMs.p99));
   const cliRatio = cli.run.endToEndRate / cli.drainRate;
-  const cliName = `CLI ${cli.args.join(' ')}${cli.batchSizeFlag ? '' : ' (no --batch-size: one event a call)'}`;
+  const cliName = `CLI ${cli.args.join(' ')} (defaults: batches of 100, 4 in flight)${cli.batchSizeFlag ? '' : ' (no --batch-size: one event a call)'}`;
   return [
     row(
       `Batches of ${size}, keyed, ${closedLoop}: events accepted (runs ${rates(result.batchRuns)})`,
