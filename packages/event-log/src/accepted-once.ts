@@ -100,23 +100,11 @@ export async function recordAcceptedOnce(
   queued: QueuedEvent,
   claim: IdempotencyClaim,
 ): Promise<RecordedOnce> {
-  return inTransaction(pool, async (client) => {
-    await client.query(`SET LOCAL lock_timeout = ${LOCK_TIMEOUT_MS}`);
-    const [outcome] = await inUseOnTimeout(async () => {
-      await client.query({
-        name: 'lock-idempotency-key',
-        text: `SELECT pg_advisory_xact_lock(${keyLockArguments('asked')})
-               FROM (SELECT $1::uuid AS account_id, $2::text AS key) AS asked`,
-        values: [queued.accountId, claim.key],
-      });
-      return settleByKeys(client, [{ queued, claim }]);
-    });
-    if (outcome === undefined) return { receivedAt: await insertAccepted(client, [queued]) };
-    if ('refused' in outcome) throw outcome.refused;
-    // Its lock held, the key can only have been freed (expired) since the claim was tried.
-    if ('alone' in outcome) throw new Error('idempotency key vanished after a conflict');
-    return outcome;
-  });
+  // A call of one: the same wait for its key, claim and record.
+  const [outcome] = await recordAcceptedCall(pool, [{ queued, claim }]);
+  if (outcome === undefined) throw new Error(`no outcome for event ${queued.id}`);
+  if ('refused' in outcome) throw outcome.refused;
+  return outcome;
 }
 
 /** What recording one publisher's batch did for one of its events. */

@@ -1,10 +1,9 @@
 import { AppError, isAppError, type EventSchemas, type FieldProblem } from '@ingest/contracts';
-import { orderKeysOf } from '@ingest/domain';
 import type { AcceptedEntry } from '@ingest/event-log';
-import { v7 as uuidv7 } from 'uuid';
 import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
-import { isIdempotencyKey, requestHashOf } from './idempotency.js';
+import { isIdempotencyKey } from './idempotency.js';
+import { acceptedEntryOf } from './ingest-event.js';
 
 /**
  * What becomes of one item of a batch: accepted (to be recorded and queued), refused (to
@@ -94,20 +93,7 @@ export function planItem(
     }
     const { event, data: sentData } = checkEnvelope(envelope);
     const data = checkPayload(schemas, event, sentData);
-    const { principal } = caller;
-    const queued = {
-      id: uuidv7(),
-      accountId: principal.accountId,
-      apiKeyId: principal.apiKeyId,
-      event,
-      payload: data,
-      requestId: caller.requestId,
-      orderKeys: orderKeysOf(event, data),
-      notifyOnFinish: false,
-    };
-    if (key === undefined) return { accept: { queued }, item };
-    const requestHash = requestHashOf({ event, data });
-    return { accept: { queued, claim: { key, requestHash, ttlHours: caller.ttlHours } }, item };
+    return { accept: acceptedEntryOf(caller, { idempotencyKey: key, event, data }, false), item };
   } catch (error) {
     if (isAppError(error)) return { refuse: error, item };
     throw error;

@@ -9,7 +9,12 @@ import {
 } from '@ingest/contracts';
 import { orderKeysOf } from '@ingest/domain';
 import { eventAttributes, inSpan } from '@ingest/observability';
-import { insertRejected, type IdempotencyClaim, type QueuedEvent } from '@ingest/event-log';
+import {
+  insertRejected,
+  type AcceptedEntry,
+  type IdempotencyClaim,
+  type QueuedEvent,
+} from '@ingest/event-log';
 import { v7 as uuidv7 } from 'uuid';
 import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
@@ -84,26 +89,39 @@ export async function ingestEvent(
   }
   const { idempotencyKey, event, data } = checked;
 
-  const queued: QueuedEvent = {
-    id: uuidv7(),
-    accountId: principal.accountId,
-    apiKeyId: principal.apiKeyId,
-    event,
-    payload: data,
-    requestId: input.requestId,
-    orderKeys: orderKeysOf(event, data),
-    notifyOnFinish: input.notifyOnFinish,
-  };
-  const claim: IdempotencyClaim | undefined =
-    idempotencyKey === undefined
-      ? undefined
-      : {
-          key: idempotencyKey,
-          requestHash: requestHashOf({ event, data }),
-          ttlHours: deps.config.idempotency.ttlHours,
-        };
+  const { queued, claim } = acceptedEntryOf(
+    { principal, requestId: input.requestId, ttlHours: deps.config.idempotency.ttlHours },
+    { idempotencyKey, event, data },
+    input.notifyOnFinish,
+  );
   // The event's span: its job's spans in the worker, and its deliveries', are its children.
   return inSpan('event.accept', eventAttributes(queued), () => accept(deps, queued, claim));
+}
+
+/**
+ * A checked event as it is recorded: a new id, its places in its lines, and the claim of
+ * its Idempotency-Key when it has one. The one way a single publish and a batch's event
+ * become an accepted entry.
+ */
+export function acceptedEntryOf(
+  caller: { principal: KeyPrincipal; requestId: string; ttlHours: number },
+  checked: CheckedCall,
+  notifyOnFinish: boolean,
+): AcceptedEntry {
+  const { idempotencyKey, event, data } = checked;
+  const queued: QueuedEvent = {
+    id: uuidv7(),
+    accountId: caller.principal.accountId,
+    apiKeyId: caller.principal.apiKeyId,
+    event,
+    payload: data,
+    requestId: caller.requestId,
+    orderKeys: orderKeysOf(event, data),
+    notifyOnFinish,
+  };
+  if (idempotencyKey === undefined) return { queued };
+  const requestHash = requestHashOf({ event, data });
+  return { queued, claim: { key: idempotencyKey, requestHash, ttlHours: caller.ttlHours } };
 }
 
 async function accept(
@@ -130,7 +148,7 @@ async function accept(
   return { accepted: acceptedAnswer(queued.id, queued.event, outcome.receivedAt), replayed: false };
 }
 
-interface CheckedCall {
+export interface CheckedCall {
   idempotencyKey: string | undefined;
   event: EventName;
   data: EventData<EventName>;

@@ -17,9 +17,9 @@ export function contentQuotaHooks(app: FastifyInstance, deps: ApiDeps) {
     request.principal?.via === 'apiKey' ? request.principal.accountId : undefined;
 
   /** Answers 429 when nothing was granted; otherwise sets the RateLimit-* headers. */
-  const answer = (request: FastifyRequest, reply: FastifyReply, taken: Taken, asked: number) => {
+  const answer = (request: FastifyRequest, reply: FastifyReply, taken: Taken) => {
     if (taken.resetSeconds === 0) return taken; // Redis did not answer: not limited
-    if (asked > 0 && taken.granted === 0) {
+    if (taken.granted === 0) {
       const seconds = String(taken.resetSeconds);
       app.refuse(request, reply, {
         reason: 'rate_limit',
@@ -45,20 +45,20 @@ export function contentQuotaHooks(app: FastifyInstance, deps: ApiDeps) {
     async takeOne(request: FastifyRequest, reply: FastifyReply) {
       const accountId = accountOf(request);
       if (reply.sent || accountId === undefined) return;
-      answer(request, reply, await quota.take(accountId, limitOf(accountId), 1), 1);
+      answer(request, reply, await quota.take(accountId, limitOf(accountId), 1));
     },
     /** preParsing of a batch: refused at once when the account has nothing left. */
     async refuseWhenSpent(request: FastifyRequest, reply: FastifyReply) {
       const accountId = accountOf(request);
       if (reply.sent || accountId === undefined) return;
       const left = await quota.peek(accountId, limitOf(accountId));
-      if (left.resetSeconds > 0 && left.remaining === 0) answer(request, reply, left, 1);
+      if (left.resetSeconds > 0 && left.remaining === 0) answer(request, reply, left);
     },
     /** A batch's events, once counted: what was granted, or undefined when it was refused. */
     async take(request: FastifyRequest, reply: FastifyReply, count: number) {
       const accountId = accountOf(request);
       if (accountId === undefined) throw new Error('route is missing requireApiKey');
-      return answer(request, reply, await quota.take(accountId, limitOf(accountId), count), count);
+      return answer(request, reply, await quota.take(accountId, limitOf(accountId), count));
     },
   };
 }
