@@ -8,6 +8,7 @@ export {
 } from './status.js';
 export { inTransaction, withConnection, type Queryable } from './queryable.js';
 export { insertAccepted, type QueuedEvent } from './accepted.js';
+export { newEventId } from './event-ids.js';
 export {
   expireIdempotencyKeys,
   keyLockArguments,

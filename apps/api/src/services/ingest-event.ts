@@ -11,11 +11,11 @@ import { orderKeysOf } from '@ingest/domain';
 import { eventAttributes, inSpan } from '@ingest/observability';
 import {
   insertRejected,
+  newEventId,
   type AcceptedEntry,
   type IdempotencyClaim,
   type QueuedEvent,
 } from '@ingest/event-log';
-import { v7 as uuidv7 } from 'uuid';
 import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
@@ -110,7 +110,7 @@ export function acceptedEntryOf(
 ): AcceptedEntry {
   const { idempotencyKey, event, data } = checked;
   const queued: QueuedEvent = {
-    id: uuidv7(),
+    id: newEventId(),
     accountId: caller.principal.accountId,
     apiKeyId: caller.principal.apiKeyId,
     event,
@@ -181,7 +181,7 @@ export async function rejectCall(
   eventField: unknown,
   error: AppError,
 ): Promise<never> {
-  const id = uuidv7();
+  const id = newEventId();
   const sent = { event: eventField, body: input.body };
   await insertRejected(deps.db.pool, [rejectedRow(id, input, sent, error)]);
   countRejected(deps, input.requestId, [{ eventId: id, code: error.code }]);

@@ -8,6 +8,7 @@ import {
 } from '@ingest/contracts';
 import {
   insertRejected,
+  newEventId,
   recordAcceptedCall,
   type AcceptedEntry,
   type CallOutcome,
@@ -15,7 +16,6 @@ import {
 } from '@ingest/event-log';
 import { inSpan } from '@ingest/observability';
 import { context } from '@opentelemetry/api';
-import { v7 as uuidv7 } from 'uuid';
 import type { KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
 import { foldRepeatedKeys, itemsOfBatch, planItem, type ItemPlan } from './batch-items.js';
@@ -95,7 +95,7 @@ export async function publishBatch(
   const rejected: Array<{ row: RejectedEvent; error: AppError }> = [];
   const results: BatchItemResult[] = [];
   const refuse = (error: AppError, item: unknown): BatchItemResult => {
-    const id = uuidv7();
+    const id = newEventId();
     const sent = sentEvent(item);
     rejected.push({ row: rejectedRow(id, input, sent, error), error });
     return { id, error: itemError(error) };
