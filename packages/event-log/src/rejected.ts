@@ -28,18 +28,20 @@ export async function insertRejected(on: Queryable, rejected: RejectedEvent[]): 
          finished_at, error)
       SELECT r.id, r.account_id, r.api_key_id, r.event, r.payload, r.request_id, 'rejected',
              '{}', now(), r.error
-      FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::text[],
-                  $7::jsonb[])
+      FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[]),
+                      unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::text[]),
+                      jsonb_array_elements($7::jsonb))
            AS r(id, account_id, api_key_id, event, payload, request_id, error)`,
     values: [
       rejected.map((row) => row.id),
       rejected.map((row) => row.accountId),
       rejected.map((row) => row.apiKeyId),
       rejected.map((row) => row.event),
-      // A body of JSON null (or none) is stored as JSON null, not SQL NULL.
-      rejected.map((row) => JSON.stringify(row.payload ?? null)),
+      // JSON arrays, as insertAccepted sends payloads, rather than jsonb[] literals that
+      // escape every quote. A body of JSON null (or none) is stored as JSON null, not SQL NULL.
+      JSON.stringify(rejected.map((row) => row.payload ?? null)),
       rejected.map((row) => row.requestId),
-      rejected.map((row) => JSON.stringify(row.error)),
+      JSON.stringify(rejected.map((row) => row.error)),
     ],
   });
 }

@@ -33,6 +33,13 @@ export async function originalAnswers(
   );
 }
 
+/** The first answer of the event an Idempotency-Key named again: it must still be there. */
+export function originalOf(originals: Map<string, AcceptedEvent>, eventId: string): AcceptedEvent {
+  const original = originals.get(eventId);
+  if (original === undefined) throw new Error(`event ${eventId} of a key is gone`);
+  return original;
+}
+
 export function countAccepted(deps: Pick<Deps, 'acceptedCounter' | 'metrics'>, event: string) {
   deps.acceptedCounter.increment();
   deps.metrics.eventsAccepted.inc({ event });

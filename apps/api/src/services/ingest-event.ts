@@ -25,6 +25,7 @@ import {
   countAccepted,
   countRejected,
   originalAnswers,
+  originalOf,
   rejectedRow,
 } from './event-answers.js';
 import { idempotencyKeyOf, verifyCallSignature, type SignedCall } from './request-signature.js';
@@ -140,9 +141,8 @@ async function accept(
   // on the first.
   const outcome = await deps.acceptBatcher.acceptOnce(queued, claim);
   if ('replayOf' in outcome) {
-    const original = (await originalAnswers(deps, [outcome.replayOf])).get(outcome.replayOf);
-    if (original === undefined) throw new Error(`event ${outcome.replayOf} of a key is gone`);
-    return { accepted: original, replayed: true };
+    const originals = await originalAnswers(deps, [outcome.replayOf]);
+    return { accepted: originalOf(originals, outcome.replayOf), replayed: true };
   }
   countAccepted(deps, queued.event);
   return { accepted: acceptedAnswer(queued.id, queued.event, outcome.receivedAt), replayed: false };

@@ -25,6 +25,7 @@ import {
   countAccepted,
   countRejected,
   originalAnswers,
+  originalOf,
   rejectedRow,
 } from './event-answers.js';
 import { rejectCall } from './ingest-event.js';
@@ -154,9 +155,7 @@ function answerOf(
   if (outcome === undefined) throw new Error(`no outcome for event ${queued.id}`);
   if ('receivedAt' in outcome) return acceptedAnswer(queued.id, queued.event, outcome.receivedAt);
   if ('refused' in outcome) return refuse(outcome.refused, plan.item);
-  const original = originals.get(outcome.replayOf);
-  if (original === undefined) throw new Error(`event ${outcome.replayOf} of a key is gone`);
-  return { ...original, replayed: true };
+  return { ...originalOf(originals, outcome.replayOf), replayed: true };
 }
 
 /**
