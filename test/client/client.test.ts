@@ -136,15 +136,48 @@ describe('publish', () => {
     }
   });
 
-  it("turns a proxy's HTML 502 into an IngestError with the generic message", async () => {
-    const { key } = await newPublisher(service);
+  it('sends a publish again after a 5xx, and a recorded one comes back as the same event', async () => {
+    const { key, account } = await newPublisher(service);
+    // The service recorded the event, and a proxy answered 502 in its place.
+    const proxy = await startFaultProxy(service.url, [
+      { status: 502, body: 'Bad Gateway', afterPassingOn: true },
+    ]);
+    try {
+      const client = new IngestClient({
+        baseUrl: proxy.url,
+        apiKey: key.key,
+        retry: { baseDelayMs: 10 },
+      });
+      const published = await client.publish('article.create', {
+        title: 'Behind a failing proxy',
+        body: ['Once.'],
+      });
+      expect(published.attempts).toBe(2);
+      expect(published.replayed).toBe(true);
+      const keys = proxy.seen.map((request) => request.headers['idempotency-key']);
+      expect(keys).toEqual([published.idempotencyKey, published.idempotencyKey]);
+      expect(await eventsWithKey(account.id, published.idempotencyKey)).toEqual([
+        published.receipt.id,
+      ]);
+      expect(await eventsOfAccount(account.id)).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("turns a proxy's HTML 502 into an IngestError with the generic message, once out of sends", async () => {
+    const { key, account } = await newPublisher(service);
     const proxy = await startFaultProxy(
       service.url,
       [{ status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad Gateway</h1>' }],
       { repeatLast: true },
     );
     try {
-      const client = new IngestClient({ baseUrl: proxy.url, apiKey: key.key });
+      const client = new IngestClient({
+        baseUrl: proxy.url,
+        apiKey: key.key,
+        retry: { attempts: 3, baseDelayMs: 10 },
+      });
       const failed = await client
         .publish('article.create', { title: 'Behind a proxy', body: ['x'] })
         .catch((error: unknown) => error);
@@ -153,7 +186,10 @@ describe('publish', () => {
         status: 502,
         code: 'HTTP_ERROR',
         message: 'The service answered 502 without a readable error',
+        attempts: 3,
       });
+      expect(proxy.seen).toHaveLength(3);
+      expect(await eventsOfAccount(account.id)).toBe(0);
     } finally {
       await proxy.close();
     }

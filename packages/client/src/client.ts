@@ -95,7 +95,7 @@ export class IngestClient {
 
   /**
    * Sends one content event. Exactly-once by default: one Idempotency-Key per call, reused
-   * on each retry (network errors, 429, 503, 409 IDEMPOTENCY_KEY_IN_USE), which wait as
+   * on each retry (network errors, 429, 5xx, 409 IDEMPOTENCY_KEY_IN_USE), which wait as
    * Retry-After says or back off with jitter. Signed when the client has a signing secret.
    * Throws an IngestError for any answer that is not 2xx.
    */

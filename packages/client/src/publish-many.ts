@@ -45,7 +45,7 @@ export async function publishEvents(
     const answer = await caller.call(
       (fetch) =>
         caller.http.POST('/api/webhooks/content/batch', { headers, body: { events }, fetch }),
-      'keyed',
+      'idempotent',
       {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(options.onRetry === undefined ? {} : { onRetry: options.onRetry }),

@@ -4,15 +4,14 @@ import { signatureHeaders } from './signing.js';
 
 /**
  * Which failures a call may be sent again after.
- * - `idempotent`: a GET, or a publish with its Idempotency-Key: also a network error or a
- *   lost answer, since sending it again cannot make a second effect.
- * - `keyed`: a batch whose every event carries its idempotencyKey: as `idempotent`, and
- *   also after any 5xx. The events may or may not have been recorded (a proxy's 502 when
- *   the API died mid-call); sent again, each is recorded once.
+ * - `idempotent`: a GET, a publish with its Idempotency-Key, or a batch whose every event
+ *   carries its idempotencyKey: also a network error, a lost answer or any 5xx. The call
+ *   may or may not have been acted on (a proxy's 502 when the API died mid-call); sent
+ *   again, it cannot make a second effect.
  * - `unprocessed`: any other call: only answers that say it was not processed (429, 503,
  *   409 IDEMPOTENCY_KEY_IN_USE). A lost answer to a register might have registered.
  */
-export type Retryable = 'idempotent' | 'keyed' | 'unprocessed';
+export type Retryable = 'idempotent' | 'unprocessed';
 
 export interface SendOptions {
   fetch: (request: Request) => Promise<Response>;
@@ -30,7 +29,7 @@ export interface SendOptions {
 /** Answers that say the service did not process the call and asks for it again later. */
 async function askedToRetry(response: Response, retryable: Retryable): Promise<boolean> {
   if (response.status === 429 || response.status === 503) return true;
-  if (retryable === 'keyed' && response.status >= 500) return true;
+  if (retryable === 'idempotent' && response.status >= 500) return true;
   if (response.status !== 409) return false;
   const body: unknown = await response
     .clone()
