@@ -224,6 +224,32 @@ describe('idempotency keys in a batch', () => {
     });
     expectProblem(forged, 401, 'SIGNATURE_INVALID');
   });
+
+  it('refuses an unkeyed event whose key from the webhook-id would be too long, naming the header', async () => {
+    const created = await createKey(api, account, { name: 'long-id', scopes: ['content:create'] });
+    const slug = uniqueSlug('long-id');
+    const payload = JSON.stringify({
+      events: [
+        { event: 'article.create', data: articleData({ slug }), idempotencyKey: slug },
+        { event: 'article.create', data: articleData() },
+      ],
+    });
+    // 254 characters: `<webhook-id>:0` would be 256.
+    const id = `msg_${'x'.repeat(250)}`;
+    const at = new Date();
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': new Webhook(created.signingSecret).sign(id, at, payload),
+    };
+    const response = await publishBatch(null, { key: created.key, headers, payload });
+    const [keyed, unkeyed] = await resultsOf(response);
+    expect(keyed).toMatchObject({ event: 'article.create', status: 'queued' });
+    expect(unkeyed?.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(unkeyed?.error?.errors).toEqual([
+      expect.objectContaining({ path: 'headers.webhook-id' }),
+    ]);
+  });
 });
 
 describe('a call that is not a batch', () => {

@@ -85,7 +85,7 @@ export function planItem(
     const { idempotencyKey: sentKey, ...envelope } = item as Record<string, unknown>;
     const scopes = scopesToPublish(envelope.event);
     requireScope(caller.principal, scopes, scopes.join(' or '));
-    const key = sentKey === undefined && signed ? `${signed.webhookId}:${index}` : sentKey;
+    const key = sentKey === undefined && signed ? keyFromCall(signed.webhookId, index) : sentKey;
     if (key !== undefined && (typeof key !== 'string' || !isIdempotencyKey(key))) {
       throw new AppError('VALIDATION_FAILED', 'The idempotencyKey is malformed', {
         errors: [{ path: 'idempotencyKey', message: 'must be 1-255 printable ASCII characters' }],
@@ -98,6 +98,24 @@ export function planItem(
     if (isAppError(error)) return { refuse: error, item };
     throw error;
   }
+}
+
+/**
+ * The key of an unkeyed item of a signed call. Refused with what to change when it would
+ * not be a key (a webhook-id near 255 characters, say): the item's idempotencyKey, which
+ * the caller never sent, would be the wrong field to name.
+ */
+function keyFromCall(webhookId: string, index: number): string {
+  const key = `${webhookId}:${index}`;
+  if (isIdempotencyKey(key)) return key;
+  throw new AppError('VALIDATION_FAILED', "The call's webhook-id cannot key this event", {
+    errors: [
+      {
+        path: 'headers.webhook-id',
+        message: `keys an event without an idempotencyKey as "<webhook-id>:${index}", which must be 1-255 printable ASCII characters: send a shorter webhook-id, or give the event an idempotencyKey`,
+      },
+    ],
+  });
 }
 
 /**
