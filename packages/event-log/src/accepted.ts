@@ -21,8 +21,9 @@ export interface QueuedEvent {
  * their `sequence`, the order events of a line are applied in), and their places in the
  * lines of their order keys. One array per column (the payloads' is a JSON array): the
  * statement has the same text for any number of rows, so as a named statement it is
- * parsed once per connection. Raw SQL because Prisma's `createMany` cannot return the rows' receive time,
- * and its per-query work was the largest item of the API's CPU profile.
+ * parsed once per connection. Raw SQL because Prisma's `createMany` cannot return the
+ * rows' receive time, and its per-query work was the largest item of the API's CPU
+ * profile.
  *
  * `lines` first takes a transaction lock on each line the events stand in, in one order
  * (no deadlock between two statements). A sequence is drawn when a row is inserted but

@@ -2,7 +2,7 @@ import { AppError, isAppError, type EventSchemas, type FieldProblem } from '@ing
 import type { AcceptedEntry } from '@ingest/event-log';
 import { requireScope, type KeyPrincipal } from '../access/principal.js';
 import { checkEnvelope, checkPayload, scopesToPublish } from './envelope.js';
-import { isIdempotencyKey } from './idempotency.js';
+import { IDEMPOTENCY_KEY_FORMAT, isIdempotencyKey } from './idempotency.js';
 import { acceptedEntryOf } from './ingest-event.js';
 
 /**
@@ -88,7 +88,7 @@ export function planItem(
     const key = sentKey === undefined && signed ? keyFromCall(signed.webhookId, index) : sentKey;
     if (key !== undefined && (typeof key !== 'string' || !isIdempotencyKey(key))) {
       throw new AppError('VALIDATION_FAILED', 'The idempotencyKey is malformed', {
-        errors: [{ path: 'idempotencyKey', message: 'must be 1-255 printable ASCII characters' }],
+        errors: [{ path: 'idempotencyKey', message: `must be ${IDEMPOTENCY_KEY_FORMAT}` }],
       });
     }
     const { event, data: sentData } = checkEnvelope(envelope);
@@ -112,7 +112,7 @@ function keyFromCall(webhookId: string, index: number): string {
     errors: [
       {
         path: 'headers.webhook-id',
-        message: `keys an event without an idempotencyKey as "<webhook-id>:${index}", which must be 1-255 printable ASCII characters: send a shorter webhook-id, or give the event an idempotencyKey`,
+        message: `keys an event without an idempotencyKey as "<webhook-id>:${index}", which must be ${IDEMPOTENCY_KEY_FORMAT}: send a shorter webhook-id, or give the event an idempotencyKey`,
       },
     ],
   });

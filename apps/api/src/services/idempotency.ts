@@ -4,7 +4,10 @@ import { AppError } from '@ingest/contracts';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
-/** Whether `value` can be an idempotency key: 1-255 printable ASCII characters. */
+/** What isIdempotencyKey accepts, as the refusals of a malformed key say it. */
+export const IDEMPOTENCY_KEY_FORMAT = '1-255 printable ASCII characters';
+
+/** Whether `value` can be an idempotency key (IDEMPOTENCY_KEY_FORMAT). */
 export const isIdempotencyKey = (value: string): boolean => PRINTABLE_ASCII.test(value);
 
 /** The header's key, undefined when absent; 400 VALIDATION_FAILED when it is malformed. */
@@ -15,7 +18,7 @@ export function idempotencyKeyFrom(header: string | string[] | undefined): strin
     errors: [
       {
         path: `headers.${IDEMPOTENCY_KEY_HEADER}`,
-        message: 'must be sent once, as 1-255 printable ASCII characters',
+        message: `must be sent once, as ${IDEMPOTENCY_KEY_FORMAT}`,
       },
     ],
   });

@@ -1,7 +1,12 @@
 import { AppError } from '@ingest/contracts';
 import { checkRequestSignature, type SignatureRefusal } from '@ingest/signatures';
 import type { KeySigning } from './api-key-auth.js';
-import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyFrom, isIdempotencyKey } from './idempotency.js';
+import {
+  IDEMPOTENCY_KEY_FORMAT,
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyKeyFrom,
+  isIdempotencyKey,
+} from './idempotency.js';
 
 const REFUSAL_CODES = {
   required: 'SIGNATURE_REQUIRED',
@@ -44,7 +49,7 @@ export function idempotencyKeyOf(
   const key = signed.webhookId;
   if (!isIdempotencyKey(key)) {
     throw new AppError('VALIDATION_FAILED', 'The webhook-id header is malformed', {
-      errors: [{ path: 'headers.webhook-id', message: 'must be 1-255 printable ASCII characters' }],
+      errors: [{ path: 'headers.webhook-id', message: `must be ${IDEMPOTENCY_KEY_FORMAT}` }],
     });
   }
   if (header !== undefined && header !== key) {
