@@ -129,9 +129,13 @@ describe('tracing', () => {
     const { traceId, callerSpanId, id } = await publishTraced(key);
     expect((await finalReceipt(home, key, id)).status).toBe('succeeded');
 
+    // The delivery job's span ends after its attempt's, and may come in a later export:
+    // wait for both.
     const spans = await traceOnce(
       traceId,
-      (found) => named(found, 'webhook.delivery_attempt').length > 0,
+      (found) =>
+        named(found, 'webhook.delivery_attempt').length > 0 &&
+        named(found, 'process webhook-deliveries').length > 0,
     );
     expect(otlp.refused).toEqual([]);
 
