@@ -1,4 +1,4 @@
-import { SECOND_MS } from '@ingest/domain';
+import { SECOND_MS } from '@ingest/contracts';
 import type { EventRow } from '@ingest/event-log';
 import {
   Counter,

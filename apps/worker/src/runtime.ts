@@ -3,9 +3,8 @@
 // process; tests can run the very same objects in theirs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
-import { createEventSchemas } from '@ingest/contracts';
+import { createEventSchemas, SECOND_MS } from '@ingest/contracts';
 import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
-import { SECOND_MS } from '@ingest/domain';
 import { createArchiver } from '@ingest/event-archive';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';

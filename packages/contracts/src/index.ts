@@ -34,3 +34,4 @@ export * from './admin-deliveries.js';
 export * from './webhook-endpoints.js';
 export { failed, succeeded, type Result } from './result.js';
 export { receiptPath } from './paths.js';
+export { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from './durations.js';

@@ -1,4 +1,4 @@
-import { MINUTE_MS } from '@ingest/domain';
+import { MINUTE_MS } from '@ingest/contracts';
 import type { RedisClient } from './redis-connection.js';
 
 const KEEP_SECONDS = 2 * 60 * 60;

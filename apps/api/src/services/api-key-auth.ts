@@ -1,5 +1,4 @@
-import { AppError } from '@ingest/contracts';
-import { MINUTE_MS } from '@ingest/domain';
+import { AppError, MINUTE_MS } from '@ingest/contracts';
 import { LRUCache } from 'lru-cache';
 import type { ApiClients } from '../clients.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';

@@ -1,6 +1,10 @@
-import { AppError, type ApiKeyCreateRequest, type ApiKeyUpdateRequest } from '@ingest/contracts';
+import {
+  AppError,
+  type ApiKeyCreateRequest,
+  type ApiKeyUpdateRequest,
+  HOUR_MS,
+} from '@ingest/contracts';
 import type { ApiKey } from '@ingest/db';
-import { HOUR_MS } from '@ingest/domain';
 import { generateSigningSecret, rotateSecret } from '@ingest/signatures';
 import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../deps.js';

@@ -1,4 +1,4 @@
-import { MINUTE_MS } from '@ingest/domain';
+import { MINUTE_MS } from '@ingest/contracts';
 import type { RedisClient } from '@ingest/queue';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 

@@ -3,9 +3,9 @@ import {
   OUTGOING_EVENT_TYPES,
   type EndpointCreateRequest,
   type EndpointUpdateRequest,
+  HOUR_MS,
 } from '@ingest/contracts';
 import type { WebhookEndpoint } from '@ingest/db';
-import { HOUR_MS } from '@ingest/domain';
 import { generateSigningSecret, rotateSecret } from '@ingest/signatures';
 import { checkEndpointUrl, targetPolicyOf } from '@ingest/webhook-delivery';
 import { v7 as uuidv7 } from 'uuid';

@@ -1,6 +1,5 @@
-import { failed, type EventResult, type Result } from '@ingest/contracts';
+import { failed, type EventResult, type Result, MINUTE_MS } from '@ingest/contracts';
 import { createGroupCommit } from '@ingest/db';
-import { MINUTE_MS } from '@ingest/domain';
 import {
   lockHeadsAndRuns,
   recordApplied,

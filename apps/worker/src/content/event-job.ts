@@ -1,6 +1,5 @@
-import { AppError, isAppError } from '@ingest/contracts';
+import { AppError, isAppError, SECOND_MS } from '@ingest/contracts';
 import { databaseFailureOf } from '@ingest/db';
-import { SECOND_MS } from '@ingest/domain';
 import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
 import { eventAttributes, inSpan } from '@ingest/observability';

@@ -1,7 +1,6 @@
 import type { WorkerConfig } from '@ingest/config';
-import { webhookIdOf } from '@ingest/contracts';
+import { webhookIdOf, DAY_MS } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
-import { DAY_MS } from '@ingest/domain';
 import type { Logger } from '@ingest/logger';
 import { inSpan } from '@ingest/observability';
 import type { Span } from '@opentelemetry/api';

@@ -4,8 +4,8 @@ import {
   AuthResponseSchema,
   LoginRequestSchema,
   RegisterRequestSchema,
+  HOUR_MS,
 } from '@ingest/contracts';
-import { HOUR_MS } from '@ingest/domain';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';

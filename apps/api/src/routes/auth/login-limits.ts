@@ -1,5 +1,5 @@
 import type { ApiConfig } from '@ingest/config';
-import { MINUTE_MS } from '@ingest/domain';
+import { MINUTE_MS } from '@ingest/contracts';
 import type { FastifyInstance } from 'fastify';
 import { digestOf, rateLimitHook } from '../../plugins/rate-limit.js';
 

@@ -9,8 +9,8 @@ import {
   ReceiptListSchema,
   ReceiptSchema,
   receiptPath,
+  MINUTE_MS,
 } from '@ingest/contracts';
-import { MINUTE_MS } from '@ingest/domain';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';

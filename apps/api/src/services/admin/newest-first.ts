@@ -1,4 +1,4 @@
-import { HOUR_MS } from '@ingest/domain';
+import { HOUR_MS } from '@ingest/contracts';
 import { periodStart, type PartitionInterval } from '@ingest/event-log';
 
 /**
