@@ -1,5 +1,5 @@
 // The whole pipeline: API, Redis, a real worker process, PostgreSQL.
-import { slugFromTitle } from '@ingest/domain';
+import { slugFromTitle } from '@ingest/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
 import {

@@ -3,14 +3,15 @@
 // validation (the same payloads pass both, and fail both), and /openapi.json describes
 // the outgoing messages as webhooks and links to the catalog.
 import {
-  DEFAULT_CONTENT_LIMITS,
   EVENT_NAMES,
-  OUTGOING_EVENT_TYPES,
+  EVENT_TYPES,
+  MESSAGE_TYPES,
   OutgoingMessageSchema,
-  scopeOfEvent,
+  SUBSCRIBABLE_MESSAGE_TYPES,
   type EventCatalog,
   type EventName,
-} from '@ingest/contracts';
+} from '@ingest/events';
+import { DEFAULT_CONTENT_LIMITS } from '@ingest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ajv2020 } from './contract/support/eov.js';
 import { createKey, registerAccount } from './support/accounts.js';
@@ -21,6 +22,7 @@ import { startTestApi, type TestApi } from './support/test-api.js';
 const TITLE_MAX = 42;
 const TAGS_MAX = 3;
 const ajv = ajv2020({});
+const scopeOfEvent = (name: EventName): string => EVENT_TYPES[name].scope;
 
 let api: TestApi;
 let catalog: EventCatalog;
@@ -163,10 +165,10 @@ describe('GET /api/event-types', () => {
   });
 
   it('lists every outgoing message type, with schemas that agree with the outgoing contract', () => {
-    const contractTypes = OutgoingMessageSchema.options.map((option) => option.shape.type.value);
+    const contractTypes = MESSAGE_TYPES.map(({ type }) => type);
     expect(catalog.outgoing.map((type) => type.type)).toEqual(contractTypes);
     expect(catalog.outgoing.filter((type) => type.subscribable).map((type) => type.type)).toEqual([
-      ...OUTGOING_EVENT_TYPES,
+      ...SUBSCRIBABLE_MESSAGE_TYPES,
     ]);
     for (const { type, version, messageSchema } of catalog.outgoing) {
       expect(version, type).toBe(1);

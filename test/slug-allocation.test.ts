@@ -2,7 +2,7 @@
 // title stand in one line, but two accounts' do not, so two worker processes apply them
 // in transactions at once, each finding the same suffix free. Every create must still
 // get a slug of its own, the title's, then -2, -3, ..., none lost and none twice.
-import { slugFromTitle } from '@ingest/domain';
+import { slugFromTitle } from '@ingest/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
 import { accept, finalReceipt, uniqueSlug } from './support/content.js';

@@ -1,8 +1,8 @@
 // Outgoing webhooks about content: the changes a real worker process applies, told to
 // real HTTP receivers on loopback, each message verified with the standardwebhooks
 // package's Webhook.verify and compared with what the public reads show.
+import { OutgoingMessageSchema, type OutgoingMessage } from '@ingest/events';
 import { loadWorkerConfig } from '@ingest/config';
-import { OutgoingMessageSchema, type OutgoingMessage } from '@ingest/contracts';
 import { createLogger } from '@ingest/logger';
 import { createDeliveryQueue } from '@ingest/queue';
 import { reconcileDeliveries } from '@ingest/worker/deliveries/reconcile-deliveries';

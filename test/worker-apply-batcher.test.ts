@@ -5,7 +5,7 @@
 // that fail for reasons of their own, in a batch with others that succeed: every outcome
 // is recorded in the one commit, none of them rolled back.
 import { claimEvents, recordDuplicate } from '@ingest/event-log';
-import { routeEvent } from '@ingest/worker/content/processors';
+import { routeEvent } from '@ingest/worker/content/route-event';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
@@ -39,7 +39,7 @@ describe('the apply batcher', () => {
         row,
         attempt,
         log: logger,
-        routed: routeEvent(deps.schemas, row, config.content, logger),
+        routed: routeEvent(row, config.content, logger),
         trace: ROOT_CONTEXT,
       });
     }

@@ -3,7 +3,7 @@
 // endpoints, deliveries and resends. Operators come with a bearer token
 // and with the session cookie (and foreign Origins); a worker runs, so that events fail
 // for real, and a replayed event fails again and can be replayed again.
-import { EVENT_NAMES } from '@ingest/contracts';
+import { EVENT_NAMES } from '@ingest/events';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { loginBody } from '../properties/support/auth-arbitraries.js';

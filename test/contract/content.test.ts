@@ -2,7 +2,7 @@
 // `Prefer: wait` gets real outcomes (200 with the receipt, 404 ARTICLE_NOT_FOUND, 409
 // SLUG_TAKEN), and bodies come from the property suite's event generators: valid events,
 // events one mutation away, envelopes of any shape.
-import { EVENT_NAMES } from '@ingest/contracts';
+import { EVENT_NAMES } from '@ingest/events';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe } from 'vitest';
 import {

@@ -4,7 +4,7 @@
 // subscribed to its type, signed with that endpoint's secret; nothing reaches anyone about
 // a change that did not happen; duplicates (the same webhook-id again) are allowed, and
 // counted.
-import { OutgoingMessageSchema } from '@ingest/contracts';
+import { OutgoingMessageSchema } from '@ingest/events';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveriesSnapshot, EventOutcome, MessageRow } from './deliveries-queries.js';
 import type { ReceivedRequest } from './webhook-receivers.js';

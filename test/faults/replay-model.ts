@@ -1,7 +1,7 @@
+import { readingMinutes } from '@ingest/events';
 // The expected state: a single, in-order replay of the accepted events through a tiny
 // in-memory model of the processors. Whatever faults happened, the database must end
 // exactly as this replay does, and each event must end with the outcome it gives.
-import { readingMinutes } from '@ingest/domain';
 
 const READ_MINUTES_MAX = 600; // CONTENT_READ_MINUTES_MAX's default, which the suite keeps
 

@@ -1,10 +1,7 @@
 // POST /api/webhooks/api-keys over generated inputs, with the account's bearer token,
 // without one, or with a forged one. And a regression property for a bug they found.
-import {
-  ApiKeyCreatedSchema,
-  ApiKeyCreateRequestSchema,
-  ApiKeyListSchema,
-} from '@ingest/contracts';
+import { ApiKeyCreateRequestSchema } from '@ingest/events';
+import { ApiKeyCreatedSchema, ApiKeyListSchema } from '@ingest/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, registerAccount, type RegisteredAccount } from '../support/accounts.js';

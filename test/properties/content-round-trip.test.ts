@@ -2,7 +2,7 @@
 // pipeline (API, queue, a real worker process, PostgreSQL) and read back exactly as
 // sent; refused ones, sent beside them, leave no row behind. And a regression property
 // for a bug they found.
-import { createEventSchemas, DEFAULT_CONTENT_LIMITS } from '@ingest/contracts';
+import { DEFAULT_CONTENT_LIMITS } from '@ingest/contracts';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerPublisher } from '../support/reads-content.js';
@@ -70,8 +70,7 @@ beforeAll(async () => {
   );
   context.applied.articles += IN_FLIGHT;
   const bodyLimit = api.deps.config.limits.contentBodyBytes;
-  const schemas = createEventSchemas(api.deps.config.content);
-  setup = { schemas, names, mark: categoryMark(api), bodyLimit };
+  setup = { limits: api.deps.config.content, names, mark: categoryMark(api), bodyLimit };
 });
 afterAll(async () => {
   await worker?.stop();

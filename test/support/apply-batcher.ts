@@ -1,14 +1,14 @@
 // The worker's shared transaction, driven directly from a test: events claimed and handed
 // to the apply batcher by the test, with no worker process, so that which events are heads
 // and which follow them in a run is the test's choice, not a race's.
+import { createCategoryCache } from '@ingest/events';
 import { loadWorkerConfig } from '@ingest/config';
-import { createEventSchemas } from '@ingest/contracts';
 import { claimEvents, type Claim } from '@ingest/event-log';
 import { createLogger } from '@ingest/logger';
 import { createContentShards, createDeliveryQueue } from '@ingest/queue';
 import { createApplyBatcher } from '@ingest/worker/content/apply-batcher';
 import { createWaker } from '@ingest/worker/content/order-wake';
-import { createCategoryCache, routeEvent } from '@ingest/worker/content/processors';
+import { routeEvent } from '@ingest/worker/content/route-event';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { TestApi } from './test-api.js';
 import { testEnv } from './test-env.js';
@@ -25,7 +25,6 @@ export function batcherDeps(api: TestApi) {
   return {
     db: api.deps.db,
     config,
-    schemas: createEventSchemas(config.content),
     logger,
     queues: createContentShards(api.deps.redis, config.redis),
     deliveryQueue: createDeliveryQueue(api.deps.redis, config.redis),
@@ -46,7 +45,7 @@ export function startApplyBatcher(api: TestApi) {
     return Promise.all(
       eventIds.map((id) => {
         const { row, attempt } = claimed(claims.get(id));
-        const routed = routeEvent(deps.schemas, row, deps.config.content, deps.logger);
+        const routed = routeEvent(row, deps.config.content, deps.logger);
         return batcher.apply({ row, attempt, log: deps.logger, routed, trace: ROOT_CONTEXT });
       }),
     );

@@ -3,17 +3,17 @@ import type { FairAdmission } from './admission/fair-admission.js';
 import type { RefusalReport } from './admission/refusal-report.js';
 import type { ApiClients } from './clients.js';
 import type { ApiMetrics } from './metrics.js';
-import type { AcceptBatcher } from './services/accept-batcher.js';
+import type { CallRecorder } from './publish/call-recorder.js';
 import type { ApiKeyAuthenticator } from './services/api-key-auth.js';
-import type { EventWaiter } from './services/event-waiter.js';
+import type { EventWaiter } from './publish/event-waiter.js';
 
 /**
  * Everything the API works with that outlives a request: clients, and the stateful
  * services built on them. runtime.ts builds it, once; routes and plugins only receive it.
  */
 export interface ApiDeps extends ApiClients {
-  /** Records accepted events in group commits and queues their jobs. */
-  acceptBatcher: AcceptBatcher;
+  /** Records publishers' calls in group commits and queues their accepted events' jobs. */
+  recorder: CallRecorder;
   /** Checks `x-api-key`, with a cache of the keys seen. */
   apiKeys: ApiKeyAuthenticator;
   /** Lets `Prefer: wait` requests hear when their event is finished. */

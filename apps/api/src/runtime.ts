@@ -26,9 +26,9 @@ import { createRefusalReport } from './admission/refusal-report.js';
 import { buildApp } from './app.js';
 import type { ApiDeps } from './deps.js';
 import { createApiMetrics } from './metrics.js';
-import { createAcceptBatcher } from './services/accept-batcher.js';
+import { createCallRecorder } from './publish/call-recorder.js';
 import { createApiKeyAuthenticator } from './services/api-key-auth.js';
-import { createEventWaiter } from './services/event-waiter.js';
+import { createEventWaiter } from './publish/event-waiter.js';
 
 export type ApiApp = Awaited<ReturnType<typeof buildApp>>;
 
@@ -135,7 +135,7 @@ export async function createApiRuntime(
     }),
     waiter: createEventWaiter(config.database.directUrl, logger),
     acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),
-    acceptBatcher: createAcceptBatcher(clients),
+    recorder: createCallRecorder(clients),
     apiKeys: createApiKeyAuthenticator(clients),
   };
   const app = await buildApp(deps);
@@ -151,7 +151,7 @@ export async function createApiRuntime(
     await app.close(); // requests in flight finish first
     admission.close();
     shares.close();
-    await deps.acceptBatcher.drain(); // rows they handed in are written
+    await deps.recorder.drain(); // calls they handed in are written
     await deps.acceptedCounter.stop();
     await deps.waiter.close();
     await options.beforeDisconnect?.(deps);

@@ -98,6 +98,9 @@ export const adminApi = {
   resendFailed: (filters: Omit<DeliveryResendRequest, 'status'>) =>
     request<DeliveryResendResult>('POST', '/api/admin/deliveries/resend', filters),
 
+  /** The event names of the catalog (GET /api/event-types), for the search's suggestions. */
+  eventTypes: () => request<{ incoming: Array<{ name: string }> }>('GET', '/api/event-types'),
+
   searchEvents(filters: EventFilters, cursor?: string, limit = 25) {
     const query = new URLSearchParams({ ...compact(filters), limit: String(limit) });
     if (cursor !== undefined) query.set('cursor', cursor);

@@ -1,10 +1,9 @@
 import type { WorkerConfig } from '@ingest/config';
-import type { EventSchemas } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ContentShards, DeliveryQueue, MinuteCounter, ShareBook } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
-import type { CategoryCache } from './content/processors/index.js';
+import type { CategoryCache } from '@ingest/events';
 
 /** Everything the worker needs from outside; runtime.ts builds it, tests may build their own. */
 export interface WorkerDeps {
@@ -17,7 +16,6 @@ export interface WorkerDeps {
   queues: ContentShards;
   /** For the deliveries that applied changes record, and their reconciler. */
   deliveryQueue: DeliveryQueue;
-  schemas: EventSchemas;
   /** Events applied per minute, for the operators' throughput chart. */
   appliedCounter: MinuteCounter;
   /** Prometheus series served at /metrics on the worker's HTTP port. */

@@ -1,4 +1,4 @@
-import { isEventName } from '@ingest/contracts';
+import { isEventName } from '@ingest/events';
 import { isUnfinished, unfinishedOlderThan } from '@ingest/event-log';
 import { requeueEvent } from '@ingest/queue';
 import type { WorkerDeps } from './deps.js';

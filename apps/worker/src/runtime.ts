@@ -3,9 +3,10 @@
 // process; tests can run the very same objects in theirs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
-import { createEventSchemas, SECOND_MS } from '@ingest/contracts';
+import { SECOND_MS } from '@ingest/contracts';
 import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
 import { createArchiver } from '@ingest/event-archive';
+import { createCategoryCache } from '@ingest/events';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';
 import {
@@ -30,7 +31,6 @@ import { buildWorkerHttpServer } from './http-server.js';
 import { startMaintenanceLoop } from './maintenance-loop.js';
 import { startPartitionUpkeep } from './partition-upkeep.js';
 import { createWorkerMetrics } from './metrics.js';
-import { createCategoryCache } from './content/processors/index.js';
 
 export interface WorkerRuntimeOptions {
   /** Where the worker logs; a logger at the configured level on stdout by default. */
@@ -91,7 +91,6 @@ export async function createWorkerRuntime(
     db,
     queues,
     deliveryQueue,
-    schemas: createEventSchemas(config.content),
     appliedCounter: createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied'),
     metrics: createWorkerMetrics(queues),
     categoryCache: createCategoryCache(),

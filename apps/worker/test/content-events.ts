@@ -2,17 +2,15 @@
 // claim reads them, routed as the worker routes them, with no database behind them. Kept
 // out of src/, so that the build, which compiles src/, never ships them.
 import { loadWorkerConfig } from '@ingest/config';
-import { createEventSchemas, type EventData, type EventName } from '@ingest/contracts';
-import { orderKeysOf } from '@ingest/domain';
+import { orderKeysOf, type EventData, type EventName } from '@ingest/events';
 import type { EventRow } from '@ingest/event-log';
 import { createLogger } from '@ingest/logger';
-import { routeEvent, type RoutedEvent } from '../src/content/processors/index.js';
+import { routeEvent, type RoutedEvent } from '../src/content/route-event.js';
 
 const config = loadWorkerConfig({});
 export const testDeps = {
   config,
   logger: createLogger({ level: 'silent', name: 'worker-test' }),
-  schemas: createEventSchemas(config.content),
 };
 
 export const ACCOUNT_ID = '0190a000-0000-7000-8000-000000000001';
@@ -41,4 +39,4 @@ export function eventRow<Name extends EventName>(
 }
 
 export const routed = (row: EventRow): RoutedEvent =>
-  routeEvent(testDeps.schemas, row, testDeps.config.content, testDeps.logger);
+  routeEvent(row, testDeps.config.content, testDeps.logger);

@@ -2,12 +2,8 @@
 // their deliveries go, the deliveries themselves, and resending them.
 import { z } from 'zod';
 import { PageQueryFields, pageOf } from './pagination.js';
-import {
-  DELIVERY_STATUSES,
-  DeliverySchema,
-  EndpointSchema,
-  OUTGOING_EVENT_TYPES,
-} from './webhook-endpoints.js';
+import { storableText } from './safe-text.js';
+import { DELIVERY_STATUSES, DeliverySchema, EndpointSchema } from './webhook-endpoints.js';
 
 /** The window of an endpoint's figures: long enough to show a day's pattern, short enough to read fast. */
 export const ENDPOINT_STATS_HOURS = 24;
@@ -59,7 +55,7 @@ export type AdminEndpointList = z.infer<typeof AdminEndpointListSchema>;
 const DeliveryFilterFields = {
   endpointId: uuid().optional(),
   accountId: uuid().optional(),
-  type: z.enum([...OUTGOING_EVENT_TYPES, 'ping']).optional(),
+  type: storableText(0, 100).optional().meta({ description: 'A message type, or `ping`' }),
   eventId: uuid().optional().meta({ description: 'The incoming event whose change it tells of' }),
 };
 

@@ -1,39 +1,36 @@
 import { z } from 'zod';
-import { SCOPES } from './scopes.js';
 import { trimmedText } from './safe-text.js';
 
 const YEAR_10000 = Date.UTC(10_000, 0, 1);
 
-export const ScopeSchema = z.enum(SCOPES, {
-  error: () => `must be one of: ${SCOPES.join(', ')}`,
-});
-
-export const ApiKeyCreateRequestSchema = z
-  .strictObject({
-    name: trimmedText(1, 100),
-    // Duplicates are folded rather than refused: asking twice for a scope is harmless.
-    scopes: z
-      .array(ScopeSchema)
-      .min(1, 'must name at least one scope')
-      .max(SCOPES.length * 4)
-      .transform((scopes) => [...new Set(scopes)]),
-    expiresAt: z.iso
-      .datetime({
-        offset: true,
-        error: 'must be an ISO 8601 date-time, such as 2027-01-31T00:00:00Z',
-      })
-      .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
-      // A four-digit year with an offset can still fall in the year 10000 in UTC, which
-      // the database stores but JavaScript cannot read back.
-      .refine((value) => Date.parse(value) < YEAR_10000, 'must be before the year 10000 (UTC)')
-      .optional(),
-    requireSignature: z.boolean().optional().meta({
-      description:
-        'Refuse calls with this key that are not signed with its signing secret (default false)',
-    }),
-  })
-  .meta({ id: 'ApiKeyCreateRequest' });
-export type ApiKeyCreateRequest = z.infer<typeof ApiKeyCreateRequestSchema>;
+/** The request body of creating a key, for the scopes a key may hold (@ingest/events). */
+export const apiKeyCreateRequestSchema = (scopes: readonly string[]) =>
+  z
+    .strictObject({
+      name: trimmedText(1, 100),
+      // Duplicates are folded rather than refused: asking twice for a scope is harmless.
+      scopes: z
+        .array(z.enum(scopes, { error: () => `must be one of: ${scopes.join(', ')}` }))
+        .min(1, 'must name at least one scope')
+        .max(scopes.length * 4)
+        .transform((scopes) => [...new Set(scopes)]),
+      expiresAt: z.iso
+        .datetime({
+          offset: true,
+          error: 'must be an ISO 8601 date-time, such as 2027-01-31T00:00:00Z',
+        })
+        .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+        // A four-digit year with an offset can still fall in the year 10000 in UTC, which
+        // the database stores but JavaScript cannot read back.
+        .refine((value) => Date.parse(value) < YEAR_10000, 'must be before the year 10000 (UTC)')
+        .optional(),
+      requireSignature: z.boolean().optional().meta({
+        description:
+          'Refuse calls with this key that are not signed with its signing secret (default false)',
+      }),
+    })
+    .meta({ id: 'ApiKeyCreateRequest' });
+export type ApiKeyCreateRequest = z.infer<ReturnType<typeof apiKeyCreateRequestSchema>>;
 
 const ApiKeyFields = {
   id: z.uuid(),

@@ -1,35 +1,9 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from './errors/error-codes.js';
 import { FieldProblemSchema } from './errors/problem.js';
-import { ContentEventRequestSchema } from './events.js';
 
 /** Events one batch may carry when CONTENT_BATCH_MAX_EVENTS is not set. */
 export const DEFAULT_BATCH_MAX_EVENTS = 1_000;
-
-const IdempotencyKeyField = z.string().min(1).max(255).optional().meta({
-  description:
-    "1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id",
-});
-
-/**
- * The request body of POST /api/webhooks/content/batch, for documentation: the items are
- * checked one by one by the handler, so that one bad item is refused alone.
- */
-export const batchRequestSchema = (maxEvents: number) =>
-  z
-    .strictObject({
-      events: z
-        .array(
-          z.union(
-            ContentEventRequestSchema.options.map((variant) =>
-              variant.extend({ idempotencyKey: IdempotencyKeyField }),
-            ),
-          ),
-        )
-        .min(1)
-        .max(maxEvents),
-    })
-    .meta({ id: 'ContentBatchRequest' });
 
 const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
 

@@ -15,16 +15,11 @@ export {
   trimmedText,
   WELL_FORMED_MESSAGE,
 } from './safe-text.js';
-export * from './scopes.js';
 export * from './auth.js';
 export * from './api-keys.js';
 export * from './content-limits.js';
-export * from './events.js';
 export * from './batch.js';
 export * from './receipts.js';
-export * from './outgoing-messages.js';
-export * from './event-type-versions.js';
-export * from './event-catalog.js';
 export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';

@@ -2,19 +2,6 @@ import { z } from 'zod';
 import { PageQueryFields, pageOf } from './pagination.js';
 import { storableText, trimmedText } from './safe-text.js';
 
-/** What outgoing webhooks tell subscribers: one type for each kind of applied change. */
-export const OUTGOING_EVENT_TYPES = [
-  'article.created',
-  'article.updated',
-  'article.deleted',
-  'highlight.created',
-] as const;
-export type OutgoingEventType = (typeof OUTGOING_EVENT_TYPES)[number];
-
-const OutgoingEventTypeSchema = z.enum(OUTGOING_EVENT_TYPES, {
-  error: () => `must be one of: ${OUTGOING_EVENT_TYPES.join(', ')}`,
-});
-
 /** Longer URLs are refused: some receivers and proxies refuse them anyway. */
 export const ENDPOINT_URL_MAX_LENGTH = 2048;
 
@@ -23,37 +10,44 @@ const EndpointUrlSchema = storableText(1, ENDPOINT_URL_MAX_LENGTH).meta({
     'Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address',
 });
 
-// Duplicates are folded, as for an API key's scopes: naming a type twice is harmless.
-const EventTypesSchema = z
-  .array(OutgoingEventTypeSchema)
-  .min(1, 'must name at least one event type')
-  .max(OUTGOING_EVENT_TYPES.length * 4)
-  .transform((types) => [...new Set(types)]);
-
-export const EndpointCreateRequestSchema = z
-  .strictObject({
-    url: EndpointUrlSchema,
-    events: EventTypesSchema.optional().meta({
-      description: 'The event types to deliver (default: all of them)',
-    }),
-    description: trimmedText(0, 500).optional(),
-  })
-  .meta({ id: 'EndpointCreateRequest' });
-export type EndpointCreateRequest = z.infer<typeof EndpointCreateRequestSchema>;
-
-export const EndpointUpdateRequestSchema = z
-  .strictObject({
-    url: EndpointUrlSchema.optional(),
-    events: EventTypesSchema.optional(),
-    description: trimmedText(0, 500).nullable().optional(),
-    enabled: z.boolean().optional().meta({
-      description:
-        'false pauses deliveries; true resumes them, also after the service disabled the endpoint',
-    }),
-  })
-  .refine((body) => Object.keys(body).length > 0, 'must change at least one field')
-  .meta({ id: 'EndpointUpdateRequest' });
-export type EndpointUpdateRequest = z.infer<typeof EndpointUpdateRequestSchema>;
+/**
+ * The request bodies of creating and changing an endpoint, for the message types an
+ * endpoint may subscribe to (the event types', in @ingest/events). Duplicates are folded,
+ * as for an API key's scopes: naming a type twice is harmless.
+ */
+export function endpointRequestSchemas(messageTypes: readonly string[]) {
+  const events = z
+    .array(z.enum(messageTypes, { error: () => `must be one of: ${messageTypes.join(', ')}` }))
+    .min(1, 'must name at least one event type')
+    .max(messageTypes.length * 4)
+    .transform((types) => [...new Set(types)]);
+  return {
+    create: z
+      .strictObject({
+        url: EndpointUrlSchema,
+        events: events.optional().meta({
+          description: 'The event types to deliver (default: all of them)',
+        }),
+        description: trimmedText(0, 500).optional(),
+      })
+      .meta({ id: 'EndpointCreateRequest' }),
+    update: z
+      .strictObject({
+        url: EndpointUrlSchema.optional(),
+        events: events.optional(),
+        description: trimmedText(0, 500).nullable().optional(),
+        enabled: z.boolean().optional().meta({
+          description:
+            'false pauses deliveries; true resumes them, also after the service disabled the endpoint',
+        }),
+      })
+      .refine((body) => Object.keys(body).length > 0, 'must change at least one field')
+      .meta({ id: 'EndpointUpdateRequest' }),
+  };
+}
+type EndpointRequests = ReturnType<typeof endpointRequestSchemas>;
+export type EndpointCreateRequest = z.infer<EndpointRequests['create']>;
+export type EndpointUpdateRequest = z.infer<EndpointRequests['update']>;
 
 const EndpointFields = {
   id: z.uuid(),

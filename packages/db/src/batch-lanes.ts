@@ -7,8 +7,8 @@ export interface Waiting<Entry> {
   takeSmall(maxItems: number): Entry[];
 }
 
-/** First come, first written. */
-export function fifo<Entry>(): Waiting<Entry> {
+/** First come, first written: a batch holds entries up to `maxBatch` by size, at least one. */
+export function fifo<Entry>(sizeOf: (entry: Entry) => number = () => 1): Waiting<Entry> {
   let entries: Entry[] = [];
   return {
     get size() {
@@ -16,8 +16,15 @@ export function fifo<Entry>(): Waiting<Entry> {
     },
     push: (entry) => entries.push(entry),
     take(maxBatch) {
-      const batch = entries.slice(0, maxBatch);
-      entries = entries.slice(batch.length);
+      let count = 0;
+      let size = 0;
+      for (const entry of entries) {
+        size += sizeOf(entry);
+        if (count > 0 && size > maxBatch) break;
+        count += 1;
+      }
+      const batch = entries.slice(0, count);
+      entries = entries.slice(count);
       return batch;
     },
     // Without lanes there is nothing small to tell apart.

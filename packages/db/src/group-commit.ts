@@ -15,8 +15,9 @@ export interface Submitted<Item, Result> {
 export interface GroupCommitOptions<Item, Result> {
   /** Batches written at once; while that many are, new items gather into the next one. */
   maxInFlight: number;
-  /** Items in one batch at most. */
+  /** Items in one batch at most, counted by `sizeOf` (1 each by default); an item larger goes alone. */
   maxBatch: number;
+  sizeOf?: (item: Item) => number;
   /** Writes one batch and settles each of its items. */
   write: (batch: Array<Submitted<Item, Result>>) => Promise<void>;
   /**
@@ -57,9 +58,10 @@ export function createGroupCommit<Item, Result>(
   options: GroupCommitOptions<Item, Result>,
 ): GroupCommit<Item, Result> {
   const { maxInFlight, maxBatch, write, laneOf, expressItems = 0, spanName } = options;
+  const sizeOf = options.sizeOf ?? (() => 1);
   const pending =
     laneOf === undefined
-      ? fifo<Submitted<Item, Result>>()
+      ? fifo<Submitted<Item, Result>>((submitted) => sizeOf(submitted.item))
       : lanes<Submitted<Item, Result>>((submitted) => laneOf(submitted.item));
   let inFlight = 0;
   let expressInFlight = false;

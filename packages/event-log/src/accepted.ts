@@ -1,4 +1,3 @@
-import type { EventName } from '@ingest/contracts';
 import type { Queryable } from './queryable.js';
 
 /** An event the API accepted, as it is recorded (status `queued`). */
@@ -6,7 +5,8 @@ export interface QueuedEvent {
   id: string;
   accountId: string;
   apiKeyId: string;
-  event: EventName;
+  /** The event's name, which is its job's name. */
+  event: string;
   /** The validated `data`. */
   payload: unknown;
   requestId: string;
@@ -19,20 +19,18 @@ export interface QueuedEvent {
 /**
  * Records accepted events in one statement: their rows, in the order given (which is
  * their `sequence`, the order events of a line are applied in), and their places in the
- * lines of their order keys. One array per column (the payloads' is a JSON array): the
- * statement has the same text for any number of rows, so as a named statement it is
- * parsed once per connection. Raw SQL because Prisma's `createMany` cannot return the
- * rows' receive time, and its per-query work was the largest item of the API's CPU
- * profile.
+ * lines of their order keys. One array per column (the payloads' is one JSON array, which
+ * PostgreSQL parses once): the statement has the same text for any number of rows, so as
+ * a named statement it is parsed once per connection. Raw SQL because Prisma's
+ * `createMany` cannot return the rows' receive time.
  *
  * `lines` first takes a transaction lock on each line the events stand in, in one order
  * (no deadlock between two statements). A sequence is drawn when a row is inserted but
- * seen by others only at commit: two recordings of one line in flight at once (two
- * group-commit batches, or an idempotent request beside a batch) could otherwise commit
- * in the opposite order to their sequences, and a worker that saw only the later event
- * would apply it first. Every row of the insert joins `lines`' single row, which exists
- * only once every lock is held, so no sequence is drawn before that. Lines of other
- * events never wait.
+ * seen by others only at commit: two recordings of one line in flight at once could
+ * otherwise commit in the opposite order to their sequences, and a worker that saw only
+ * the later event would apply it first. Every row of the insert joins `lines`' single
+ * row, which exists only once every lock is held, so no sequence is drawn before that.
+ * Lines of other events never wait.
  */
 const INSERT_ACCEPTED = `
   WITH lines AS MATERIALIZED (
@@ -65,7 +63,6 @@ const INSERT_ACCEPTED = `
 /**
  * Records accepted events (one statement, one commit when `on` is the pool) and returns
  * when they were received: the same moment for all, as one statement sees one now().
- * The only way an accepted event is recorded, batched or alone, inside a transaction or not.
  */
 export async function insertAccepted(on: Queryable, events: QueuedEvent[]): Promise<Date> {
   const { rows } = await on.query<{ recorded: number; received_at: Date | null }>({
@@ -76,9 +73,8 @@ export async function insertAccepted(on: Queryable, events: QueuedEvent[]): Prom
       events.map((queued) => queued.accountId),
       events.map((queued) => queued.apiKeyId),
       events.map((queued) => queued.event),
-      // One JSON array rather than a jsonb[]: an array literal escapes every quote of
-      // every payload, and PostgreSQL parsed it twice (array_in, then jsonb_in), about a
-      // tenth of its CPU on batches of 2 KB events.
+      // One JSON array rather than a jsonb[], whose literal would escape every quote and
+      // be parsed twice (array_in, then jsonb_in).
       JSON.stringify(events.map((queued) => queued.payload)),
       events.map((queued) => queued.requestId),
       events.map((queued) => JSON.stringify(queued.orderKeys)),

@@ -10,14 +10,11 @@ export interface IdempotencyClaim {
   ttlHours: number;
 }
 
-/** What recording under an Idempotency-Key did: recorded the event, or found an earlier one. */
-export type RecordedOnce = { receivedAt: Date } | { replayOf: string };
-
 /**
  * The two-integer advisory lock of an Idempotency-Key, for `pg_advisory_xact_lock` and
  * its try form, over a row source with `account_id` and `key`. Every claim of a key holds
- * it first, alone (`recordAcceptedOnce`) or batched (`recordAcceptedBatch`), so a batch
- * that gets a key's lock knows no uncommitted transaction claims that key. Two integers
+ * it first (record-calls.ts), so a transaction that gets a key's lock knows no
+ * uncommitted transaction claims that key. Two integers
  * keep these locks apart from the lines' one-bigint locks (`insertAccepted`); keys whose
  * hashes collide only share a lock, which makes one wait or go alone, never answer wrongly.
  */

@@ -13,17 +13,15 @@ export {
   expireIdempotencyKeys,
   keyLockArguments,
   type IdempotencyClaim,
-  type RecordedOnce,
 } from './idempotency-keys.js';
 export {
-  recordAcceptedBatch,
-  recordAcceptedCall,
-  recordAcceptedOnce,
+  recordCalls,
   type AcceptedEntry,
-  type BatchOutcome,
   type CallOutcome,
-} from './accepted-once.js';
-export { insertRejected, type RejectedEvent } from './rejected.js';
+  type CallRecord,
+  type Recorded,
+} from './record-calls.js';
+export type { RejectedEvent } from './rejected.js';
 export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';
 export { recordApplied, type AppliedEvent } from './applied.js';

@@ -1,9 +1,8 @@
 import { Queue, type QueueOptions } from 'bullmq';
-import type { EventName } from '@ingest/contracts';
 import type { RedisClient } from './redis-connection.js';
 import { CONTENT_EVENTS_QUEUE, type ContentJobData } from './job-registry.js';
 
-export type ContentQueue = Queue<ContentJobData, unknown, EventName>;
+export type ContentQueue = Queue<ContentJobData, unknown, string>;
 
 /** BullMQ's keys live under the deployment's prefix: `<prefix>:bull:content-events:*`. */
 export const bullPrefix = (keyPrefix: string): string => `${keyPrefix}:bull`;
@@ -15,7 +14,7 @@ export function createContentQueue(
   options: Partial<QueueOptions> = {},
   name = CONTENT_EVENTS_QUEUE,
 ): ContentQueue {
-  return new Queue<ContentJobData, unknown, EventName>(name, {
+  return new Queue<ContentJobData, unknown, string>(name, {
     ...options,
     connection,
     prefix: bullPrefix(keyPrefix),

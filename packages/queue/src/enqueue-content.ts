@@ -1,4 +1,3 @@
-import type { EventName } from '@ingest/contracts';
 import type { Context } from '@opentelemetry/api';
 import type { ContentQueue } from './content-queue.js';
 import { byShard, type ContentShards } from './content-shards.js';
@@ -8,7 +7,8 @@ import { tracedJobOptions } from './queue-telemetry.js';
 
 /** An event to queue, with its account's weight in the fair order. */
 export interface ContentJob {
-  event: EventName;
+  /** The event's name, which is its job's name. */
+  event: string;
   data: ContentJobData & { accountId: string };
   weight: number;
   /** The trace context of the event's acceptance: its job's spans go in that trace. */

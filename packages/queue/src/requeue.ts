@@ -1,4 +1,3 @@
-import type { EventName } from '@ingest/contracts';
 import type { JobState } from 'bullmq';
 import type { ContentShards } from './content-shards.js';
 import { fairPriorities } from './fair-order.js';
@@ -59,7 +58,7 @@ export async function requeueJob(
  */
 export async function requeueEvent(
   shards: ContentShards,
-  job: { event: EventName; data: ContentJobData & { accountId: string }; weight: number },
+  job: { event: string; data: ContentJobData & { accountId: string }; weight: number },
   policy: JobPolicy,
   stillUnfinished?: () => Promise<boolean>,
 ): Promise<Requeued> {

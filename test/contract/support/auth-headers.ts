@@ -1,8 +1,8 @@
 // Credentials on a request, chosen from the operation's `security` in the document: mostly
 // the right one (so the operation's success path runs), else a wrong, refused, forged or
 // garbage one, or one meant for another scheme.
+import { SCOPES } from '@ingest/events';
 import fc from 'fast-check';
-import { SCOPES } from '@ingest/contracts';
 import { headerSafeNaughtyString } from '../../properties/support/naughty-strings.js';
 import { originHeader } from './arbitraries.js';
 import { wellFormedUnknownKey, type Credentials } from './credentials.js';

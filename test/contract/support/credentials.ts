@@ -1,9 +1,9 @@
 // Real credentials of every kind the API knows, so that fuzzed requests reach the success
 // paths as well as the refusals: a publisher's bearer token and scoped keys, an operator's
 // token and session cookie, and the near misses (revoked, expired, deleted, forged).
+import { SCOPES, type Scope } from '@ingest/events';
 import { createHmac, randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { SCOPES, type Scope } from '@ingest/contracts';
 import { createKey, registerAccount, type RegisteredAccount } from '../../support/accounts.js';
 import { registerAdmin } from '../../support/admin.js';
 import type { TestApi } from '../../support/test-api.js';

@@ -1,4 +1,4 @@
-import { SCOPES } from '@ingest/contracts';
+import { SCOPES } from '@ingest/events';
 import fc from 'fast-check';
 import { padded } from './auth-arbitraries.js';
 import { hostileValue, textAround, textWithin } from './hostile-values.js';

@@ -1,4 +1,5 @@
-import { createEventSchemas } from '@ingest/contracts';
+import { DEFAULT_CONTENT_LIMITS } from '@ingest/contracts';
+import { EVENT_TYPE_LIST } from '@ingest/events';
 import type { TestApi } from '../../support/test-api.js';
 
 // Categories belong to no account and outlive their articles, so deleting a test's
@@ -7,7 +8,8 @@ import type { TestApi } from '../../support/test-api.js';
 // recorded event. So each valid category these properties send carries the file's mark,
 // and the file deletes the categories bearing it when it is done.
 
-const categorySchema = createEventSchemas()['article.create'].shape.category.unwrap();
+const [articleCreate] = EVENT_TYPE_LIST;
+const categorySchema = articleCreate.dataSchema(DEFAULT_CONTENT_LIMITS).shape.category.unwrap();
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

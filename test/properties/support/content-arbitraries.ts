@@ -1,4 +1,4 @@
-import { type EventName } from '@ingest/contracts';
+import { type EventName } from '@ingest/events';
 import fc from 'fast-check';
 import {
   hostileBody,

@@ -1,9 +1,4 @@
-import {
-  AcceptedEventSchema,
-  createEventSchemas,
-  type AcceptedEvent,
-  type EventSchemas,
-} from '@ingest/contracts';
+import { AcceptedEventSchema, type AcceptedEvent, type ContentLimits } from '@ingest/contracts';
 import type fc from 'fast-check';
 import { expect } from 'vitest';
 import { createKey, registerAccount, type RegisteredAccount } from '../../support/accounts.js';
@@ -24,8 +19,8 @@ export interface ContentContext {
   account: RegisteredAccount;
   publisherKey: string;
   narrowKey: string;
-  /** The API's own event schemas, built for the limits it runs with. */
-  schemas: EventSchemas;
+  /** The content limits the API runs with: its event schemas are built for them. */
+  limits: ContentLimits;
   /** Marks the categories of this file's events (category-marks.ts). */
   mark: string;
   /** Ids of the events refused so far, checked in one query at the end. */
@@ -40,13 +35,12 @@ export async function contentContext(api: TestApi): Promise<ContentContext> {
     name: 'narrow',
     scopes: NARROW_SCOPES,
   });
-  const schemas = createEventSchemas(api.deps.config.content);
   return {
     api,
     account,
     publisherKey,
     narrowKey,
-    schemas,
+    limits: api.deps.config.content,
     mark: categoryMark(api),
     refusedIds: [],
   };
@@ -86,7 +80,7 @@ async function sendChecked(
   const answer = await postText(api, CONTENT_URL, text, request.contentType, key.headers);
   const bodyLimit = api.deps.config.limits.contentBodyBytes;
   const sent = { text, contentType: request.contentType, bodyLimit };
-  const { problem } = expectOneOf(answer, contentOutcomes(sent, key.scopes, context.schemas));
+  const { problem } = expectOneOf(answer, contentOutcomes(sent, key.scopes, context.limits));
   if (answer.statusCode !== 202) return { refusedId: problem?.eventId };
   const accepted = AcceptedEventSchema.parse(answer.json());
   expect(answer.headers.location).toBe(`${CONTENT_URL}/${accepted.id}`);

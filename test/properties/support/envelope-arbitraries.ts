@@ -1,4 +1,4 @@
-import { EVENT_NAMES, type EventName } from '@ingest/contracts';
+import { EVENT_NAMES, type EventName } from '@ingest/events';
 import fc from 'fast-check';
 import { nearValidData } from './content-arbitraries.js';
 import { hostileValue, notJsonText } from './hostile-values.js';

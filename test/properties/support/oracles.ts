@@ -1,12 +1,11 @@
 // The answer the README documents for a request, worked out from the contracts' own
 // schemas: what the API answers must be one of these, whatever the input.
+import { ApiKeyCreateRequestSchema, EVENT_TYPES, isEventName } from '@ingest/events';
 import {
-  ApiKeyCreateRequestSchema,
-  isEventName,
   LoginRequestSchema,
   RegisterRequestSchema,
+  type ContentLimits,
   type ErrorCode,
-  type EventSchemas,
 } from '@ingest/contracts';
 import type { Credentials } from './auth-arbitraries.js';
 import { byteLength, isMediaTypeJson, parseLikeServer } from './json-text.js';
@@ -84,7 +83,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function contentOutcomes(
   sent: Sent,
   scopes: readonly string[] | undefined,
-  schemas: EventSchemas,
+  limits: ContentLimits,
 ): Outcome[] {
   if (scopes === undefined) return [outcome(401, 'UNAUTHENTICATED')];
   const parsed = parsedOrRefused(sent);
@@ -104,5 +103,7 @@ export function contentOutcomes(
   }
   const onlyEnvelopeKeys = Object.keys(body).every((key) => key === 'event' || key === 'data');
   if (!onlyEnvelopeKeys || !isEventName(event) || !isObject(body.data)) return [invalid(true)];
-  return schemas[event].safeParse(body.data).success ? [outcome(202)] : [invalid(true)];
+  return EVENT_TYPES[event].dataSchema(limits).safeParse(body.data).success
+    ? [outcome(202)]
+    : [invalid(true)];
 }

@@ -1,4 +1,5 @@
-import { SLUG_MAX_CHARS, SLUG_PATTERN, type EventSchemas } from '@ingest/contracts';
+import { EVENT_TYPES } from '@ingest/events';
+import { SLUG_MAX_CHARS, SLUG_PATTERN, type ContentLimits } from '@ingest/contracts';
 import fc from 'fast-check';
 import { nearValidData, validArticleCreate, validHighlightCreate } from './content-arbitraries.js';
 import { byteLength, parseLikeServer, toJsonText } from './json-text.js';
@@ -37,13 +38,16 @@ export function uniqueNames(tag: string) {
 
 /** Whether the API accepts `data` for `event`, by its own schemas and its body limit. */
 export function isAcceptable(
-  schemas: EventSchemas,
+  limits: ContentLimits,
   event: 'article.create' | 'highlight.create',
   data: Record<string, unknown>,
   bodyLimit: number,
 ): boolean {
   const text = toJsonText({ event, data });
-  return schemas[event].safeParse(asSent(data)).success && byteLength(text) <= bodyLimit;
+  return (
+    EVENT_TYPES[event].dataSchema(limits).safeParse(asSent(data)).success &&
+    byteLength(text) <= bodyLimit
+  );
 }
 
 const isValidSlug = (value: unknown): boolean =>
@@ -54,7 +58,7 @@ const isValidSlug = (value: unknown): boolean =>
  * article gets a fresh slug in place of a valid one, so that a leak shows by its slug.
  */
 export const refusedData = (
-  schemas: EventSchemas,
+  limits: ContentLimits,
   event: 'article.create' | 'highlight.create',
   freshSlug: () => string,
 ) =>
@@ -72,11 +76,13 @@ export const refusedData = (
       const parsed = parseLikeServer(toJsonText({ event, data }));
       // Not JSON at all is refused too (400 INVALID_JSON).
       if (!parsed.ok) return true;
-      return !schemas[event].safeParse((parsed.value as { data: unknown }).data).success;
+      return !EVENT_TYPES[event]
+        .dataSchema(limits)
+        .safeParse((parsed.value as { data: unknown }).data).success;
     });
 
 export interface RoundTripSetup {
-  schemas: EventSchemas;
+  limits: ContentLimits;
   names: UniqueNames;
   /** Marks this file's categories, for cleanup (category-marks.ts). */
   mark: string;
@@ -95,7 +101,7 @@ export const articleCases = (setup: RoundTripSetup): fc.Arbitrary<Case> =>
     .record({
       data: validArticleCreate(fc.constant('placeholder')),
       longSlug: fc.boolean(),
-      refused: refusedData(setup.schemas, 'article.create', () => setup.names.slug()),
+      refused: refusedData(setup.limits, 'article.create', () => setup.names.slug()),
     })
     .map(({ data, longSlug, refused }) => {
       const sent: Record<string, unknown> = { ...data, slug: setup.names.slug(longSlug) };
@@ -104,7 +110,7 @@ export const articleCases = (setup: RoundTripSetup): fc.Arbitrary<Case> =>
       }
       return { sent, refused };
     })
-    .filter(({ sent }) => isAcceptable(setup.schemas, 'article.create', sent, setup.bodyLimit));
+    .filter(({ sent }) => isAcceptable(setup.limits, 'article.create', sent, setup.bodyLimit));
 
 /**
  * highlight.create cases: valid data, with an `articleSlug` at times, which the check
@@ -114,7 +120,7 @@ export const highlightCases = (setup: RoundTripSetup): fc.Arbitrary<Case> =>
   fc
     .record({
       data: validHighlightCreate(fc.constant('replaced-by-the-check')),
-      refused: refusedData(setup.schemas, 'highlight.create', () => setup.names.slug()),
+      refused: refusedData(setup.limits, 'highlight.create', () => setup.names.slug()),
     })
     .map(({ data, refused }) => ({ sent: data, refused }))
-    .filter(({ sent }) => isAcceptable(setup.schemas, 'highlight.create', sent, setup.bodyLimit));
+    .filter(({ sent }) => isAcceptable(setup.limits, 'highlight.create', sent, setup.bodyLimit));

@@ -1,3 +1,4 @@
+import { MESSAGE_TYPES, outgoingMessageSchemaId } from '@ingest/events';
 // The outgoing messages as OpenAPI 3.1 `webhooks`: what an endpoint receives, one entry a
 // message type. @fastify/swagger copies `webhooks` into the document as given, so each
 // body refers to its message's component, which the zod registry contributes (the
@@ -5,11 +6,6 @@
 // The message is a request the receiver takes, so its component is the parsed (`Input`)
 // variant, as for every request body: open objects, since a field added to a message is
 // no new version (the catalog's schemas are the same).
-import {
-  OUTGOING_MESSAGE_TYPES,
-  OutgoingMessageSchema,
-  outgoingMessageSchemaId,
-} from '@ingest/contracts';
 
 const signatureHeader = (name: string, description: string) => ({
   in: 'header',
@@ -49,9 +45,7 @@ const RESPONSES = {
 /** The document's `webhooks`, keyed by message type. */
 export function outgoingWebhooks() {
   return Object.fromEntries(
-    OutgoingMessageSchema.options.map((message) => {
-      const type = message.shape.type.value;
-      const { version, description } = OUTGOING_MESSAGE_TYPES[type];
+    MESSAGE_TYPES.map(({ type, version, description }) => {
       const schemaId = outgoingMessageSchemaId(type);
       const operation = {
         operationId: `receive${schemaId}`,

@@ -1,6 +1,6 @@
+import { SUBSCRIBABLE_MESSAGE_TYPES } from '@ingest/events';
 import {
   AppError,
-  OUTGOING_EVENT_TYPES,
   type EndpointCreateRequest,
   type EndpointUpdateRequest,
   HOUR_MS,
@@ -54,7 +54,7 @@ export async function createEndpoint(
         accountId,
         url,
         description: input.description ?? null,
-        events: input.events ?? [...OUTGOING_EVENT_TYPES],
+        events: input.events ?? [...SUBSCRIBABLE_MESSAGE_TYPES],
         secret: generateSigningSecret(),
       },
     });

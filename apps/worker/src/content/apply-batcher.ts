@@ -1,4 +1,4 @@
-import { failed, type EventResult, type Result, MINUTE_MS } from '@ingest/contracts';
+import { failed, MINUTE_MS } from '@ingest/contracts';
 import { createGroupCommit } from '@ingest/db';
 import {
   lockHeadsAndRuns,
@@ -11,31 +11,30 @@ import { inSpan } from '@ingest/observability';
 import { deliveryPolicyOf, enqueueDeliveries, type NewDelivery } from '@ingest/queue';
 import type { Context } from '@opentelemetry/api';
 import {
-  failureOf,
+  categoriesNamedBy,
+  createCategoryResolver,
+  type ApplyScope,
+  type CategoryResolver,
+  type Outcome,
+  type Outcomes,
+} from '@ingest/events';
+import {
   roundsOf,
   routeRun,
   runRequestsOf,
   settleBatch,
+  stepsOf,
   toWake,
   uniqueHeads,
   type RoutedFollower,
   type RunCaps,
 } from './apply-plan.js';
+import { applyRound } from './apply-round.js';
 import { recordMessages, type RecordedDelivery } from './record-messages.js';
 import type { WorkerDeps } from '../deps.js';
 import { eventErrorOf } from './failures.js';
 import type { Waker } from './order-wake.js';
-import {
-  applyRound,
-  categoriesNamedBy,
-  ChangeFailed,
-  createCategoryResolver,
-  stepsOf,
-  type ApplyScope,
-  type CategoryResolver,
-  type Outcomes,
-  type RoutedEvent,
-} from './processors/index.js';
+import type { RoutedEvent } from './route-event.js';
 
 /** An event claimed by this run (its attempt open) and routed: first in its lines. */
 export interface ClaimedHead {
@@ -46,12 +45,6 @@ export interface ClaimedHead {
   /** The trace context it was applied in: its deliveries' and its run's spans go there. */
   trace: Context;
 }
-
-/**
- * What an event's change did: what changed, or the AppError it failed with, having
- * changed nothing (recorded in the same commit as the others' changes).
- */
-export type Outcome = Result<EventResult>;
 
 /** An event applied right behind its head, in the same transaction. */
 export interface Follower {
@@ -109,10 +102,7 @@ const TRANSACTION_TIMEOUT_MS = MINUTE_MS;
  * committed.
  */
 export function createApplyBatcher(
-  deps: Pick<
-    WorkerDeps,
-    'db' | 'config' | 'schemas' | 'logger' | 'categoryCache' | 'deliveryQueue'
-  >,
+  deps: Pick<WorkerDeps, 'db' | 'config' | 'logger' | 'categoryCache' | 'deliveryQueue'>,
   waker: Waker,
 ): ApplyBatcher {
   const context = { ...deps, waker, categories: createCategoryResolver(deps.categoryCache) };
@@ -210,7 +200,10 @@ async function applyTogether(
       ]);
       const scope: ApplyScope = {
         tx,
-        categories: await context.categories.resolve(tx, events.flatMap(categoriesNamedBy)),
+        categories: await context.categories.resolve(
+          tx,
+          events.flatMap(({ change }) => categoriesNamedBy(change.data)),
+        ),
         outbox: [],
       };
       const results = await applyInRounds(scope, plans);
@@ -250,15 +243,10 @@ async function applyTogether(
 async function applyInRounds(scope: ApplyScope, plans: Plan[]): Promise<Outcomes> {
   const results: Outcomes = new Map();
   const lines = plans.map(({ head, followers }) =>
-    stepsOf([head.routed, ...followers.map(({ routed }) => routed)]),
+    stepsOf(head.row.id, [head.routed, ...followers.map(({ routed }) => routed)]),
   );
   for (const steps of roundsOf(lines)) {
-    try {
-      for (const [id, result] of await applyRound(scope, steps)) results.set(id, result);
-    } catch (error) {
-      if (error instanceof ChangeFailed) throw failureOf(error, plans);
-      throw error;
-    }
+    for (const [id, result] of await applyRound(scope, steps)) results.set(id, result);
   }
   return results;
 }

@@ -3,16 +3,15 @@ import { AppError } from '@ingest/contracts';
 import type { Submitted } from '@ingest/db';
 import { describe, expect, it } from 'vitest';
 import {
-  BatchFailed,
-  failureOf,
+  ChangeFailed,
   MAX_EVENTS_PER_TRANSACTION,
   routeRun,
   runRequestsOf,
   settleBatch,
+  stepsFailed,
   type RunCaps,
 } from './apply-plan.js';
-import { ChangeFailed } from './processors/index.js';
-import { eventRow, testDeps } from '../../test/content-events.js';
+import { eventRow, routed, testDeps } from '../../test/content-events.js';
 
 interface Head {
   row: { id: string };
@@ -67,7 +66,7 @@ describe('settleBatch', () => {
     const slugTaken = new AppError('SLUG_TAKEN', 'The slug "x" is already taken');
     const { batch, settled } = batchOf(['a', 'b', 'c']);
     const { made, applyTogether } = tries((ids) =>
-      ids.includes('b') ? new BatchFailed(new Set(['b']), new Map(), slugTaken) : undefined,
+      ids.includes('b') ? new ChangeFailed(new Set(['b']), new Map(), slugTaken) : undefined,
     );
     await settleBatch(batch, applyTogether);
     expect(made.map(({ ids }) => ids)).toEqual([['a', 'b', 'c'], ['b'], ['a', 'c']]);
@@ -81,7 +80,7 @@ describe('settleBatch', () => {
   it('cuts a run before the follower that failed and tries the same heads again', async () => {
     const { batch, settled } = batchOf(['a', 'b']);
     const { made, applyTogether } = tries((_, caps) =>
-      caps.has('a') ? undefined : new BatchFailed(new Set(), new Map([['a', 2]]), new Error('x')),
+      caps.has('a') ? undefined : new ChangeFailed(new Set(), new Map([['a', 2]]), new Error('x')),
     );
     await settleBatch(batch, applyTogether);
     expect(made.map(({ ids, caps }) => [ids, caps.get('a')])).toEqual([
@@ -94,8 +93,8 @@ describe('settleBatch', () => {
   it('keeps the cuts already made when a head fails on a later try', async () => {
     const { batch, settled } = batchOf(['a', 'b']);
     const { made, applyTogether } = tries((ids, caps) => {
-      if (!caps.has('a')) return new BatchFailed(new Set(), new Map([['a', 1]]), new Error('x'));
-      if (ids.includes('b')) return new BatchFailed(new Set(['b']), new Map(), new Error('b'));
+      if (!caps.has('a')) return new ChangeFailed(new Set(), new Map([['a', 1]]), new Error('x'));
+      if (ids.includes('b')) return new ChangeFailed(new Set(['b']), new Map(), new Error('b'));
       return undefined;
     });
     await settleBatch(batch, applyTogether);
@@ -125,7 +124,7 @@ describe('settleBatch', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const { batch, settled } = batchOf(['a', 'b']);
     const { made, applyTogether } = tries(
-      () => new BatchFailed(new Set(['a']), new Map(), refused),
+      () => new ChangeFailed(new Set(['a']), new Map(), refused),
     );
     await settleBatch(batch, applyTogether);
     expect(made).toHaveLength(1);
@@ -133,23 +132,34 @@ describe('settleBatch', () => {
   });
 });
 
-describe('failureOf', () => {
-  const plans = [
-    { head: head('h1'), followers: [head('f1'), head('f2'), head('f3')] },
-    { head: head('h2'), followers: [] },
-  ];
+describe('stepsFailed', () => {
+  const step = (from: number, events = 1) => ({
+    headId: 'h1',
+    from,
+    events: Array.from({ length: events }, () => routed(eventRow('article.delete', { slug: 'a' }))),
+  });
 
-  it('cuts the run of a follower that failed right before it, and fails no head', () => {
-    const failure = failureOf(new ChangeFailed(['f2'], 'reason'), plans);
+  it('cuts the run before a step of followers that failed, and fails no head', () => {
+    const failure = stepsFailed([step(2, 2)], 'reason');
     expect([...failure.heads]).toEqual([]);
     expect([...failure.cuts]).toEqual([['h1', 1]]);
     expect(failure.reason).toBe('reason');
   });
 
-  it('names every head of a statement they shared', () => {
-    const failure = failureOf(new ChangeFailed(['h1', 'h2'], 'reason'), plans);
+  it('names the head of a step that failed, and cuts its run when followers were in it', () => {
+    expect(stepsFailed([step(0)], 'reason')).toMatchObject({
+      heads: new Set(['h1']),
+      cuts: new Map(),
+    });
+    expect(stepsFailed([step(0, 3)], 'reason')).toMatchObject({
+      heads: new Set(['h1']),
+      cuts: new Map([['h1', 0]]),
+    });
+  });
+
+  it('names every head of a call they shared', () => {
+    const failure = stepsFailed([step(0), { ...step(0), headId: 'h2' }], 'reason');
     expect([...failure.heads]).toEqual(['h1', 'h2']);
-    expect(failure.cuts.size).toBe(0);
   });
 });
 

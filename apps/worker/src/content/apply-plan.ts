@@ -6,7 +6,7 @@ import { linesOf, type EventRow, type Line, type RunRequest } from '@ingest/even
 import type { Logger } from '@ingest/logger';
 import type { JobRef } from '@ingest/queue';
 import type { WorkerDeps } from '../deps.js';
-import { routeEvent, type ChangeFailed, type RoutedEvent } from './processors/index.js';
+import { routeEvent, type RoutedEvent } from './route-event.js';
 
 /** Events in one transaction at most, runs included (the heads share what is left). */
 export const MAX_EVENTS_PER_TRANSACTION = 256;
@@ -26,8 +26,12 @@ export interface RoutedFollower {
   log: Logger;
 }
 
-/** Changes of a shared transaction failed: these heads, or these runs from this position. */
-export class BatchFailed extends Error {
+/**
+ * A change inside a shared transaction threw: the transaction is unusable. Names what to
+ * try without: the heads whose own change failed, and the runs to end before the
+ * follower whose change failed (by head id, the number of followers to keep).
+ */
+export class ChangeFailed extends Error {
   constructor(
     readonly heads: ReadonlySet<string>,
     readonly cuts: RunCaps,
@@ -35,6 +39,39 @@ export class BatchFailed extends Error {
   ) {
     super('a change of a shared transaction failed');
   }
+}
+
+/**
+ * Events of one line applied in one call, in line order: consecutive events of one type
+ * (a busy slug's updates, say). `from` is the first's place in its line: 0 for the head.
+ */
+export interface Step {
+  headId: string;
+  from: number;
+  events: RoutedEvent[];
+}
+
+/** A line (its head, then its run) as steps: consecutive events of one type fold into one. */
+export function stepsOf(headId: string, line: RoutedEvent[]): Step[] {
+  const steps: Step[] = [];
+  line.forEach((routed, place) => {
+    const step = steps.at(-1);
+    if (step !== undefined && step.events.at(-1)?.event === routed.event) step.events.push(routed);
+    else steps.push({ headId, from: place, events: [routed] });
+  });
+  return steps;
+}
+
+/** The failure of steps applied in one call: their heads fail, or their runs end before them. */
+export function stepsFailed(steps: Step[], reason: unknown): ChangeFailed {
+  const heads = new Set<string>();
+  const cuts = new Map<string, number>();
+  for (const { headId, from, events } of steps) {
+    if (from === 0) heads.add(headId);
+    // A follower's place in its run is its place in the line less the head's.
+    if (from > 0 || events.length > 1) cuts.set(headId, Math.max(0, from - 1));
+  }
+  return new ChangeFailed(heads, cuts, reason);
 }
 
 /**
@@ -59,7 +96,7 @@ export function runRequestsOf(heads: Keyed[], caps: RunCaps): RunRequest[] {
  * which stays queued and so becomes the next head, failing as it would alone.
  */
 export function routeRun(
-  deps: Pick<WorkerDeps, 'schemas' | 'config' | 'logger'>,
+  deps: Pick<WorkerDeps, 'config' | 'logger'>,
   headId: string,
   run: EventRow[],
 ): RoutedFollower[] {
@@ -72,7 +109,7 @@ export function routeRun(
       inRunOf: headId,
     });
     try {
-      followers.push({ row, log, routed: routeEvent(deps.schemas, row, deps.config.content, log) });
+      followers.push({ row, log, routed: routeEvent(row, deps.config.content, log) });
     } catch {
       break;
     }
@@ -120,22 +157,6 @@ export function toWake(
   };
 }
 
-/** Which heads failed, and where the runs whose followers failed must end. */
-export function failureOf(
-  error: ChangeFailed,
-  plans: Array<{ head: Keyed; followers: Keyed[] }>,
-): BatchFailed {
-  const failed = new Set(error.eventIds);
-  const heads = new Set<string>();
-  const cuts = new Map<string, number>();
-  for (const { head, followers } of plans) {
-    if (failed.has(head.row.id)) heads.add(head.row.id);
-    const position = followers.findIndex(({ row }) => failed.has(row.id));
-    if (position >= 0) cuts.set(head.row.id, position);
-  }
-  return new BatchFailed(heads, cuts, error.reason);
-}
-
 /**
  * Applies a batch of heads together and answers each. When that fails it tries again, in
  * smaller parts: a follower that failed ends its run (the same heads again, that run cut
@@ -161,12 +182,12 @@ export async function settleBatch<Head extends Keyed, Answer>(
       answered.add(item.row.id);
     }
   } catch (error) {
-    const reason = error instanceof BatchFailed ? error.reason : error;
+    const reason = error instanceof ChangeFailed ? error.reason : error;
     if (databaseFailureOf(reason) === 'unreachable') {
       for (const waiting of batch) waiting.reject(reason);
       return;
     }
-    if (error instanceof BatchFailed && error.heads.size === 0 && error.cuts.size > 0) {
+    if (error instanceof ChangeFailed && error.heads.size === 0 && error.cuts.size > 0) {
       await settleBatch(batch, applyTogether, new Map([...caps, ...error.cuts]));
       return;
     }
@@ -174,8 +195,8 @@ export async function settleBatch<Head extends Keyed, Answer>(
       batch[0]?.reject(reason);
       return;
     }
-    const merged = new Map([...caps, ...(error instanceof BatchFailed ? error.cuts : [])]);
-    const failed = error instanceof BatchFailed && error.heads.size > 0 ? error.heads : undefined;
+    const merged = new Map([...caps, ...(error instanceof ChangeFailed ? error.cuts : [])]);
+    const failed = error instanceof ChangeFailed && error.heads.size > 0 ? error.heads : undefined;
     const alone = failed ? batch.filter((waiting) => failed.has(waiting.item.row.id)) : batch;
     for (const waiting of alone) await settleBatch([waiting], applyTogether, merged);
     if (failed) {

@@ -13,7 +13,7 @@ import type { WorkerDeps } from '../deps.js';
 import { eventErrorOf } from './failures.js';
 import { lagSecondsOf, type JobOutcome } from '../metrics.js';
 import { createWaker, type Waker } from './order-wake.js';
-import { routeEvent } from './processors/index.js';
+import { routeEvent } from './route-event.js';
 
 interface Parts {
   claims: ClaimBatcher;
@@ -123,7 +123,7 @@ async function runEventJob(
     if (row.event !== job.name) {
       throw new AppError('UNKNOWN_EVENT', `The job's name does not match the recorded event`);
     }
-    const routed = routeEvent(deps.schemas, row, deps.config.content, log);
+    const routed = routeEvent(row, deps.config.content, log);
     applied = await inSpan('event.apply', eventAttributes(row), () =>
       parts.changes.apply({ row, attempt, routed, log, trace: context.active() }),
     );

@@ -4,34 +4,26 @@
 // transaction, and which lines a commit wakes.
 import type { EventRow } from '@ingest/event-log';
 import { describe, expect, it } from 'vitest';
-import { roundsOf, toWake } from './apply-plan.js';
-import { stepsOf, type RoutedEvent } from './processors/index.js';
+import { roundsOf, stepsOf, toWake, type Step } from './apply-plan.js';
 import { ACCOUNT_ID, eventRow, routed } from '../../test/content-events.js';
 
-const ids = (steps: RoutedEvent[][]) =>
-  steps.map((step) => step.map(({ change }) => change.eventId));
+const ids = (steps: Step[]) =>
+  steps.map(({ events }) => events.map(({ change }) => change.eventId));
 
 describe('steps of a line', () => {
-  it('folds consecutive updates into one step, and keeps the line’s order', () => {
+  it('folds consecutive events of one type into one step, and keeps the line’s order', () => {
     const line = [
       routed(eventRow('article.create', { title: 'A', body: ['x'], slug: 'a' })),
       routed(eventRow('article.update', { slug: 'a', title: 'One' })),
       routed(eventRow('article.update', { slug: 'a', title: 'Two' })),
       routed(eventRow('article.delete', { slug: 'a' })),
+      routed(eventRow('article.delete', { slug: 'a' })),
       routed(eventRow('article.update', { slug: 'a', title: 'Three' })),
     ];
-    const [create, one, two, remove, three] = line.map(({ change }) => change.eventId);
-    expect(ids(stepsOf(line))).toEqual([[create], [one, two], [remove], [three]]);
-  });
-
-  it('never folds creates or deletes, whose processors apply one event at a time in a line', () => {
-    const line = [
-      routed(eventRow('article.delete', { slug: 'a' })),
-      routed(eventRow('article.delete', { slug: 'a' })),
-      routed(eventRow('article.create', { title: 'A', body: ['x'], slug: 'a' })),
-      routed(eventRow('article.create', { title: 'A', body: ['x'], slug: 'a' })),
-    ];
-    expect(stepsOf(line)).toHaveLength(4);
+    const [create, one, two, remove, removeAgain, three] = line.map(({ change }) => change.eventId);
+    const steps = stepsOf('head', line);
+    expect(ids(steps)).toEqual([[create], [one, two], [remove, removeAgain], [three]]);
+    expect(steps.map(({ from }) => from)).toEqual([0, 1, 3, 5]);
   });
 });
 

@@ -1,12 +1,5 @@
-import type { Article, Author, Highlight, OutgoingMessage } from '@ingest/contracts';
+import type { Names, OutboxEntry, Tx } from '@ingest/events';
 import { v7 as uuidv7 } from 'uuid';
-import {
-  accountOfChange,
-  type ArticleState,
-  type ContentChange,
-  type HighlightState,
-  type Tx,
-} from './processors/index.js';
 
 interface Subscriber {
   id: string;
@@ -21,11 +14,6 @@ export interface RecordedDelivery {
   eventId: string;
 }
 
-interface Names {
-  authors: Map<string, Author>;
-  categories: Map<string, string>;
-}
-
 /**
  * The outbox of outgoing webhooks: one message for each change that an enabled endpoint
  * of its account subscribes to, and one pending delivery for each such endpoint, written
@@ -38,11 +26,11 @@ interface Names {
  */
 export async function recordMessages(
   tx: Tx,
-  changes: ContentChange[],
+  changes: OutboxEntry[],
   firstAttemptDelayMs: number,
 ): Promise<RecordedDelivery[]> {
   if (changes.length === 0) return [];
-  const accounts = [...new Set(changes.map(accountOfChange))];
+  const accounts = [...new Set(changes.map((change) => change.accountId))];
   const subscribers = await tx.$queryRaw<Subscriber[]>`
     SELECT id, account_id AS "accountId", events,
            -- rounded as the stored timestamps are, so that messages and reads agree
@@ -52,7 +40,7 @@ export async function recordMessages(
   if (subscribers.length === 0) return [];
   const heard = changes.flatMap((change) => {
     const endpoints = subscribers.filter(
-      (s) => s.accountId === accountOfChange(change) && s.events.includes(change.type),
+      (s) => s.accountId === change.accountId && s.events.includes(change.type),
     );
     return endpoints.length === 0 ? [] : [{ change, endpoints }];
   });
@@ -65,10 +53,14 @@ export async function recordMessages(
   const at = subscribers[0]?.at ?? new Date();
   const messages = heard.map(({ change, endpoints }) => ({
     id: uuidv7(),
-    accountId: accountOfChange(change),
+    accountId: change.accountId,
     eventId: change.eventId,
     type: change.type,
-    body: JSON.stringify(messageOf(change, names, at)),
+    body: JSON.stringify({
+      type: change.type,
+      timestamp: at.toISOString(),
+      data: change.dataOf(names, at),
+    }),
     endpoints,
   }));
   const deliveries = messages.flatMap((message) =>
@@ -96,17 +88,9 @@ export async function recordMessages(
 }
 
 /** The authors' and categories' names the messages show, in one statement. */
-async function readNames(tx: Tx, changes: ContentChange[]): Promise<Names> {
-  const accounts = [...new Set(changes.map(accountOfChange))];
-  const categories = [
-    ...new Set(
-      changes.flatMap((change) =>
-        'article' in change && change.article.categoryId !== null
-          ? [change.article.categoryId]
-          : [],
-      ),
-    ),
-  ];
+async function readNames(tx: Tx, changes: OutboxEntry[]): Promise<Names> {
+  const accounts = [...new Set(changes.map((change) => change.accountId))];
+  const categories = [...new Set(changes.flatMap((change) => change.categoryIds))];
   const rows = await tx.$queryRaw<Array<{ id: string; name: string; handle: string | null }>>`
     SELECT id, name, handle FROM accounts WHERE id = ANY(${accounts}::uuid[])
     UNION ALL
@@ -118,58 +102,3 @@ async function readNames(tx: Tx, changes: ContentChange[]): Promise<Names> {
   }
   return names;
 }
-
-function messageOf(change: ContentChange, names: Names, at: Date): OutgoingMessage {
-  const timestamp = at.toISOString();
-  if (change.type === 'highlight.created') {
-    return {
-      type: change.type,
-      timestamp,
-      data: { highlight: highlightOf(change.highlight, names), eventId: change.eventId },
-    };
-  }
-  return {
-    type: change.type,
-    timestamp,
-    data: {
-      article: articleOf(change.article, names, at),
-      version: change.version,
-      eventId: change.eventId,
-    },
-  };
-}
-
-function authorOf(names: Names, accountId: string): Author {
-  const author = names.authors.get(accountId);
-  if (author === undefined) throw new Error(`account ${accountId} was not read`);
-  return author;
-}
-
-/** As GET /api/articles/:slug shows it (apps/api/src/services/reads/articles.ts). */
-const articleOf = (article: ArticleState, names: Names, at: Date): Article => ({
-  slug: article.slug,
-  title: article.title,
-  excerpt: article.excerpt,
-  cover: article.cover,
-  category: article.categoryId === null ? null : (names.categories.get(article.categoryId) ?? null),
-  readMinutes: article.readMinutes,
-  version: article.version,
-  author: authorOf(names, article.accountId),
-  createdAt: (article.createdAt ?? at).toISOString(),
-  updatedAt: (article.updatedAt ?? at).toISOString(),
-  body: article.body,
-});
-
-/** As GET /api/highlights shows it (apps/api/src/services/reads/highlights.ts). */
-const highlightOf = (highlight: HighlightState, names: Names): Highlight => ({
-  id: highlight.id,
-  title: highlight.title,
-  videoUrl: highlight.videoUrl,
-  thumbnailUrl: highlight.thumbnailUrl,
-  durationSeconds: highlight.durationSeconds,
-  description: highlight.description,
-  tags: highlight.tags,
-  article: highlight.article,
-  author: authorOf(names, highlight.accountId),
-  createdAt: highlight.createdAt.toISOString(),
-});

@@ -816,24 +816,92 @@ export interface components {
       email: string;
       password: string;
     };
-    ApiKeyCreateRequestInput: {
-      name: string;
-      scopes: (
-        | 'content:create'
-        | 'content:read'
-        | 'article:create'
-        | 'article:update'
-        | 'article:delete'
-        | 'highlight:create'
-      )[];
-      /** Format: date-time */
-      expiresAt?: string;
-      /** @description Refuse calls with this key that are not signed with its signing secret (default false) */
-      requireSignature?: boolean;
-    };
     ApiKeyUpdateRequestInput: {
       /** @description Refuse calls with this key that are not signed with its signing secret */
       requireSignature: boolean;
+    };
+    AuthorInput: {
+      handle: string;
+      name: string;
+    };
+    ArticleInput: {
+      slug: string;
+      title: string;
+      excerpt: string | null;
+      cover: string | null;
+      /** @description The category's display name */
+      category: string | null;
+      readMinutes: number;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
+      author: components['schemas']['AuthorInput'];
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description Paragraphs, in order */
+      body: string[];
+    };
+    HighlightInput: {
+      /** Format: uuid */
+      id: string;
+      title: string;
+      videoUrl: string;
+      thumbnailUrl: string | null;
+      durationSeconds: number | null;
+      description: string | null;
+      tags: string[];
+      /** @description The linked article; null when none, or when it was deleted */
+      article: {
+        slug: string;
+        title: string;
+      } | null;
+      author: components['schemas']['AuthorInput'];
+      /** Format: date-time */
+      createdAt: string;
+    };
+    AccountShareInput: {
+      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
+      weight: number;
+      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
+      maxInFlight: number | null;
+    };
+    DeliveryResendRequestInput: {
+      /**
+       * @default failed
+       * @constant
+       */
+      status: 'failed';
+      /** Format: uuid */
+      endpointId?: string;
+      /** Format: uuid */
+      accountId?: string;
+      /** @description A message type, or `ping` */
+      type?: string;
+      /**
+       * Format: uuid
+       * @description The incoming event whose change it tells of
+       */
+      eventId?: string;
+    };
+    ArticleChangeInput: {
+      /** @description The article as the public reads show it right after the change (a deleted one: as it was last) */
+      article: components['schemas']['ArticleInput'];
+      /** @description 1 when created, one more with every change of the article and its delete: deliveries are not ordered, so drop one older than the version you hold */
+      version: number;
+      /**
+       * Format: uuid
+       * @description The incoming event whose applied change this tells of
+       */
+      eventId: string;
+    };
+    HighlightChangeInput: {
+      highlight: components['schemas']['HighlightInput'];
+      /**
+       * Format: uuid
+       * @description The incoming event whose applied change this tells of
+       */
+      eventId: string;
     };
     ContentEventRequestInput:
       | {
@@ -890,65 +958,6 @@ export interface components {
             tags?: string[];
           };
         };
-    AuthorInput: {
-      handle: string;
-      name: string;
-    };
-    ArticleInput: {
-      slug: string;
-      title: string;
-      excerpt: string | null;
-      cover: string | null;
-      /** @description The category's display name */
-      category: string | null;
-      readMinutes: number;
-      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
-      version: number;
-      author: components['schemas']['AuthorInput'];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description Paragraphs, in order */
-      body: string[];
-    };
-    HighlightInput: {
-      /** Format: uuid */
-      id: string;
-      title: string;
-      videoUrl: string;
-      thumbnailUrl: string | null;
-      durationSeconds: number | null;
-      description: string | null;
-      tags: string[];
-      /** @description The linked article; null when none, or when it was deleted */
-      article: {
-        slug: string;
-        title: string;
-      } | null;
-      author: components['schemas']['AuthorInput'];
-      /** Format: date-time */
-      createdAt: string;
-    };
-    ArticleChangeInput: {
-      /** @description The article as the public reads show it right after the change (a deleted one: as it was last) */
-      article: components['schemas']['ArticleInput'];
-      /** @description 1 when created, one more with every change of the article and its delete: deliveries are not ordered, so drop one older than the version you hold */
-      version: number;
-      /**
-       * Format: uuid
-       * @description The incoming event whose applied change this tells of
-       */
-      eventId: string;
-    };
-    HighlightChangeInput: {
-      highlight: components['schemas']['HighlightInput'];
-      /**
-       * Format: uuid
-       * @description The incoming event whose applied change this tells of
-       */
-      eventId: string;
-    };
     ArticleCreatedMessageInput: {
       /** @constant */
       type: 'article.created';
@@ -1003,6 +1012,21 @@ export interface components {
         url: string;
       };
     };
+    ApiKeyCreateRequestInput: {
+      name: string;
+      scopes: (
+        | 'content:create'
+        | 'content:read'
+        | 'article:create'
+        | 'article:update'
+        | 'article:delete'
+        | 'highlight:create'
+      )[];
+      /** Format: date-time */
+      expiresAt?: string;
+      /** @description Refuse calls with this key that are not signed with its signing secret (default false) */
+      requireSignature?: boolean;
+    };
     EndpointCreateRequestInput: {
       /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
       url: string;
@@ -1017,31 +1041,6 @@ export interface components {
       description?: string | null;
       /** @description false pauses deliveries; true resumes them, also after the service disabled the endpoint */
       enabled?: boolean;
-    };
-    AccountShareInput: {
-      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
-      weight: number;
-      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
-      maxInFlight: number | null;
-    };
-    DeliveryResendRequestInput: {
-      /**
-       * @default failed
-       * @constant
-       */
-      status: 'failed';
-      /** Format: uuid */
-      endpointId?: string;
-      /** Format: uuid */
-      accountId?: string;
-      /** @enum {string} */
-      type?:
-        'article.created' | 'article.updated' | 'article.deleted' | 'highlight.created' | 'ping';
-      /**
-       * Format: uuid
-       * @description The incoming event whose change it tells of
-       */
-      eventId?: string;
     };
     ContentBatchRequestInput: {
       events: (
@@ -1443,125 +1442,6 @@ export interface components {
       /** @description Every category, by name */
       items: components['schemas']['Category'][];
     };
-    Endpoint: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      description: string | null;
-      enabled: boolean;
-      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
-      disabledReason: string | null;
-      disabledAt: string | null;
-      /** @description The first failed attempt since the last success; null while deliveries succeed */
-      failingSince: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-    };
-    EndpointCreated: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      description: string | null;
-      enabled: boolean;
-      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
-      disabledReason: string | null;
-      disabledAt: string | null;
-      /** @description The first failed attempt since the last success; null while deliveries succeed */
-      failingSince: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
-      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
-      secret: string;
-    };
-    EndpointList: {
-      items: components['schemas']['Endpoint'][];
-    };
-    EndpointSecretRotated: {
-      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
-      secret: string;
-      /** @description Until when deliveries are also signed with the previous secret (null when the overlap is 0), so a receiver can switch without refusing one */
-      previousSecretExpiresAt: string | null;
-    };
-    Delivery: {
-      /** Format: uuid */
-      id: string;
-      /** @description The `webhook-id` of every attempt of it */
-      messageId: string;
-      /** Format: uuid */
-      endpointId: string;
-      /** @description The outgoing event type, or `ping` */
-      type: string;
-      /**
-       * @description pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
-       * @enum {string}
-       */
-      status: 'pending' | 'succeeded' | 'failed';
-      attempts: number;
-      nextAttemptAt: string | null;
-      /** @description The last answer's status */
-      responseStatus: number | null;
-      /** @description How long the last attempt took */
-      latencyMs: number | null;
-      /** @description The start of the last answer's body (at most 1,000 characters) */
-      responseBody: string | null;
-      /** @description Why the last attempt got no answer (a refused address, a timeout, a connection error) or why the delivery ended */
-      error: string | null;
-      /** Format: date-time */
-      createdAt: string;
-      finishedAt: string | null;
-    };
-    DeliveryList: {
-      items: components['schemas']['Delivery'][];
-      /** @description Pass as `cursor` for the next page; null on the last */
-      nextCursor: string | null;
-    };
-    IncomingEventType: {
-      /**
-       * @description The `event` of POST /api/webhooks/content
-       * @enum {string}
-       */
-      name: 'article.create' | 'article.update' | 'article.delete' | 'highlight.create';
-      /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
-      version: number;
-      description: string;
-      /** @description A key holding any one of these scopes may publish it */
-      scopes: (
-        | 'content:create'
-        | 'content:read'
-        | 'article:create'
-        | 'article:update'
-        | 'article:delete'
-        | 'highlight:create'
-      )[];
-      /** @description The event's `data`, under this deployment's content limits. A few checks are code rather than schema (a title not blank, a URL that parses as http(s), no NUL character) and are made too */
-      dataSchema: {
-        [key: string]: unknown;
-      };
-    };
-    OutgoingMessageType: {
-      /** @enum {string} */
-      type:
-        'article.created' | 'article.updated' | 'article.deleted' | 'highlight.created' | 'ping';
-      /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
-      version: number;
-      description: string;
-      /** @description Whether an endpoint's `events` may name it (`ping` comes only when asked for) */
-      subscribable: boolean;
-      /** @description The whole body a delivery POSTs, `{ type, timestamp, data }`, as a receiver should parse it: fields it does not know may be added within a version, and are to be ignored */
-      messageSchema: {
-        [key: string]: unknown;
-      };
-    };
-    EventCatalog: {
-      incoming: components['schemas']['IncomingEventType'][];
-      outgoing: components['schemas']['OutgoingMessageType'][];
-    };
     QueueState: {
       paused: boolean;
       /** @description Jobs in Redis per BullMQ state */
@@ -1785,6 +1665,84 @@ export interface components {
       /** @description Partitions past the retention period kept because events in them are unfinished */
       held: components['schemas']['HeldPartition'][];
     };
+    Endpoint: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      description: string | null;
+      enabled: boolean;
+      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
+      disabledReason: string | null;
+      disabledAt: string | null;
+      /** @description The first failed attempt since the last success; null while deliveries succeed */
+      failingSince: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    EndpointCreated: {
+      /** Format: uuid */
+      id: string;
+      url: string;
+      events: string[];
+      description: string | null;
+      enabled: boolean;
+      /** @description Why the service disabled the endpoint (it answered 410, or failed for too long); null when enabled or disabled by its owner */
+      disabledReason: string | null;
+      disabledAt: string | null;
+      /** @description The first failed attempt since the last success; null while deliveries succeed */
+      failingSince: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      secret: string;
+    };
+    EndpointList: {
+      items: components['schemas']['Endpoint'][];
+    };
+    EndpointSecretRotated: {
+      /** @description The endpoint's signing secret (Standard Webhooks: `whsec_` and base64), shown this once only */
+      secret: string;
+      /** @description Until when deliveries are also signed with the previous secret (null when the overlap is 0), so a receiver can switch without refusing one */
+      previousSecretExpiresAt: string | null;
+    };
+    Delivery: {
+      /** Format: uuid */
+      id: string;
+      /** @description The `webhook-id` of every attempt of it */
+      messageId: string;
+      /** Format: uuid */
+      endpointId: string;
+      /** @description The outgoing event type, or `ping` */
+      type: string;
+      /**
+       * @description pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
+       * @enum {string}
+       */
+      status: 'pending' | 'succeeded' | 'failed';
+      attempts: number;
+      nextAttemptAt: string | null;
+      /** @description The last answer's status */
+      responseStatus: number | null;
+      /** @description How long the last attempt took */
+      latencyMs: number | null;
+      /** @description The start of the last answer's body (at most 1,000 characters) */
+      responseBody: string | null;
+      /** @description Why the last attempt got no answer (a refused address, a timeout, a connection error) or why the delivery ended */
+      error: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      finishedAt: string | null;
+    };
+    DeliveryList: {
+      items: components['schemas']['Delivery'][];
+      /** @description Pass as `cursor` for the next page; null on the last */
+      nextCursor: string | null;
+    };
     AdminEndpoint: {
       /** Format: uuid */
       id: string;
@@ -1872,6 +1830,47 @@ export interface components {
       resent: number;
       /** @description Whether failed messages are left: call again */
       more: boolean;
+    };
+    IncomingEventType: {
+      /**
+       * @description The `event` of POST /api/webhooks/content
+       * @enum {string}
+       */
+      name: 'article.create' | 'article.update' | 'article.delete' | 'highlight.create';
+      /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
+      version: number;
+      description: string;
+      /** @description A key holding any one of these scopes may publish it */
+      scopes: (
+        | 'content:create'
+        | 'content:read'
+        | 'article:create'
+        | 'article:update'
+        | 'article:delete'
+        | 'highlight:create'
+      )[];
+      /** @description The event's `data`, under this deployment's content limits. A few checks are code rather than schema (a title not blank, a URL that parses as http(s), no NUL character) and are made too */
+      dataSchema: {
+        [key: string]: unknown;
+      };
+    };
+    OutgoingMessageType: {
+      /** @enum {string} */
+      type:
+        'article.created' | 'article.updated' | 'article.deleted' | 'highlight.created' | 'ping';
+      /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
+      version: number;
+      description: string;
+      /** @description Whether an endpoint's `events` may name it (`ping` comes only when asked for) */
+      subscribable: boolean;
+      /** @description The whole body a delivery POSTs, `{ type, timestamp, data }`, as a receiver should parse it: fields it does not know may be added within a version, and are to be ignored */
+      messageSchema: {
+        [key: string]: unknown;
+      };
+    };
+    EventCatalog: {
+      incoming: components['schemas']['IncomingEventType'][];
+      outgoing: components['schemas']['OutgoingMessageType'][];
     };
     Readiness: {
       /** @enum {string} */
@@ -7339,8 +7338,8 @@ export interface operations {
       query?: {
         endpointId?: string;
         accountId?: string;
-        type?:
-          'article.created' | 'article.updated' | 'article.deleted' | 'highlight.created' | 'ping';
+        /** @description A message type, or `ping` */
+        type?: string;
         /** @description The incoming event whose change it tells of */
         eventId?: string;
         status?: 'pending' | 'succeeded' | 'failed';

@@ -1,6 +1,6 @@
+import { ApiKeyCreateRequestSchema } from '@ingest/events';
 import {
   ApiKeyCreatedSchema,
-  ApiKeyCreateRequestSchema,
   ApiKeyIdParamsSchema,
   ApiKeyListSchema,
   ApiKeySummarySchema,

@@ -1,12 +1,13 @@
-import { batchRequestSchema, BatchResultSchema, type EventSchemas } from '@ingest/contracts';
+import { batchRequestSchema } from '@ingest/events';
+import { BatchResultSchema, type BatchItemResult } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { HEADERS, json, problems } from '../../plugins/openapi-responses.js';
-import { eventCountOf } from '../../services/batch-items.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
-import { publishBatch } from '../../services/publish-batch.js';
+import { eventCountOf } from '../../publish/call-items.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../publish/idempotency.js';
+import { publishCall, type Answer } from '../../publish/publish-call.js';
 import type { contentQuotaHooks } from './quota-hooks.js';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
@@ -20,7 +21,6 @@ type App = Parameters<FastifyPluginAsyncZod>[0];
 export function batchRoute(
   app: App,
   deps: ApiDeps,
-  schemas: EventSchemas,
   quota: ReturnType<typeof contentQuotaHooks>,
 ): void {
   const { batchBodyBytes, batchMaxEvents } = deps.config.limits;
@@ -68,21 +68,42 @@ export function batchRoute(
       }
       const taken = await quota.take(request, reply, eventCountOf(request.body, batchMaxEvents));
       if (taken === undefined) return reply; // refused: answered already
-      const results = await publishBatch(deps, schemas, {
+      const answers = await publishCall(deps, {
         principal,
+        requestId: request.id,
         signature: {
           headers: request.headers,
           rawBody: request.rawBody,
           signing: request.keySigning,
         },
         body: request.body,
-        requestId: request.id,
-        idempotencyKeyHeader: request.headers[IDEMPOTENCY_KEY_HEADER] as string | undefined,
+        batch: true,
+        idempotencyKeyHeader: request.headers[IDEMPOTENCY_KEY_HEADER] as
+          string | string[] | undefined,
+        notifyOnFinish: false,
         granted: taken.granted,
         retryAfterSeconds: taken.resetSeconds,
       });
+      const results = answers.map(resultOf);
       if (taken.granted < results.length) reply.header('retry-after', taken.resetSeconds);
       return reply.code(200).send({ results });
     },
   );
+}
+
+/** An event's answer as a batch shows it: its receipt's id, or its own error. */
+function resultOf(answer: Answer): BatchItemResult {
+  if ('accepted' in answer) {
+    return answer.replayed ? { ...answer.accepted, replayed: true } : answer.accepted;
+  }
+  const { status, code, message, errors, extensions } = answer.refused;
+  const { retryAfterSeconds } = extensions;
+  const error = {
+    status,
+    code,
+    message,
+    ...(errors ? { errors } : {}),
+    ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}),
+  };
+  return answer.id === undefined ? { error } : { id: answer.id, error };
 }

@@ -1,9 +1,6 @@
+import { ContentEventRequestSchema, PUBLISH_ALL_SCOPE, READ_RECEIPTS_SCOPE } from '@ingest/events';
 import {
   AcceptedEventSchema,
-  ContentEventRequestSchema,
-  createEventSchemas,
-  PUBLISH_ALL_SCOPE,
-  READ_RECEIPTS_SCOPE,
   ReceiptIdParamsSchema,
   ReceiptListQuerySchema,
   ReceiptListSchema,
@@ -19,10 +16,10 @@ import { requireScope } from '../../access/principal.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { releaseAdmission } from '../../plugins/admission.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../services/idempotency.js';
-import { ingestEvent, rejectedEventId } from '../../services/ingest-event.js';
-import { awaitOutcome, throwUnlessSucceeded } from '../../services/outcome.js';
-import { preferredWaitSeconds } from '../../services/prefer-wait.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../publish/idempotency.js';
+import { awaitOutcome, throwUnlessSucceeded } from '../../publish/outcome.js';
+import { preferredWaitSeconds } from '../../publish/prefer-wait.js';
+import { publishCall, rejectedEventId, withReceipt } from '../../publish/publish-call.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
 import { HEADERS, json, problem, problems } from '../../plugins/openapi-responses.js';
 import { batchRoute } from './batch.js';
@@ -49,7 +46,6 @@ const OUTCOME_HEADERS = { ...PUBLISH_HEADERS, ...PREFERENCE_APPLIED };
 
 /** /api/webhooks/content: publish an event (API key), and read its receipt. */
 export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
-  const schemas = createEventSchemas(deps.config.content);
   const quota = contentQuotaHooks(app, deps);
   const weighted = (perMinute: number) => (request: FastifyRequest) =>
     perMinute *
@@ -142,21 +138,30 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
         deps.config.limits.waitMaxSeconds,
       );
       if (request.keySigning === null) throw new Error('route is missing requireApiKey');
-      const { accepted, replayed } = await ingestEvent(deps, schemas, {
+      const [answer] = await publishCall(deps, {
         principal,
+        requestId: request.id,
         signature: {
           headers: request.headers,
           rawBody: request.rawBody,
           signing: request.keySigning,
         },
         body: request.body,
-        requestId: request.id,
-        idempotencyKey: request.headers[IDEMPOTENCY_KEY_HEADER],
+        batch: false,
+        idempotencyKeyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
         notifyOnFinish: waitSeconds > 0,
+        granted: 1,
+        retryAfterSeconds: 0,
       }).catch((error: unknown) => {
-        request.eventId = rejectedEventId(error) ?? null; // the access log names the rejected event
+        request.eventId = rejectedEventId(error); // the access log names the rejected event
         throw error;
       });
+      if (answer === undefined) throw new Error('a call of one event had no answer');
+      if ('refused' in answer) {
+        request.eventId = answer.id ?? null;
+        throw withReceipt(answer.refused, answer.id);
+      }
+      const { accepted, replayed } = answer;
       request.eventId = accepted.id;
       reply.header('location', receiptPath(accepted.id));
       if (replayed) reply.header('idempotent-replayed', 'true');
@@ -174,7 +179,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     },
   );
 
-  batchRoute(app, deps, schemas, quota);
+  batchRoute(app, deps, quota);
 
   app.get(
     '/:id',

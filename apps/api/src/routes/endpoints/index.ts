@@ -1,15 +1,14 @@
+import { EndpointCreateRequestSchema, EndpointUpdateRequestSchema } from '@ingest/events';
 import {
   DeliveryListQuerySchema,
   DeliveryListSchema,
   DeliveryParamsSchema,
   DeliverySchema,
   EndpointCreatedSchema,
-  EndpointCreateRequestSchema,
   EndpointIdParamsSchema,
   EndpointListSchema,
   EndpointSchema,
   EndpointSecretRotatedSchema,
-  EndpointUpdateRequestSchema,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';

@@ -1,4 +1,4 @@
-import { buildEventCatalog, EventCatalogSchema } from '@ingest/contracts';
+import { buildEventCatalog, EventCatalogSchema } from '@ingest/events';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';

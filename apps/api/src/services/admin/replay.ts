@@ -1,4 +1,5 @@
-import { AppError, isEventName, type EventSearchFilters } from '@ingest/contracts';
+import { isEventName } from '@ingest/events';
+import { AppError, type EventSearchFilters } from '@ingest/contracts';
 import { Prisma } from '@ingest/db';
 import { replayFailed, type Requeued } from '@ingest/event-log';
 import { requeueEvent } from '@ingest/queue';

@@ -1,0 +1,42 @@
+// Every event type a publisher may send, one module each, and what follows from their list.
+export {
+  EVENT_NAMES,
+  EVENT_TYPE_LIST,
+  EVENT_TYPES,
+  isEventName,
+  type EventData,
+  type EventName,
+  type EventTypes,
+} from './registry.js';
+export type { ApplyScope, Change, EventType, Outcome, Outcomes, Tx } from './event-type.js';
+export { batchRequestSchema, ContentEventRequestSchema, orderKeysOf } from './schemas.js';
+export {
+  canPublish,
+  PUBLISH_ALL_SCOPE,
+  READ_RECEIPTS_SCOPE,
+  SCOPES,
+  scopesToPublish,
+  type Scope,
+} from './scopes.js';
+export {
+  MESSAGE_TYPES,
+  OutgoingMessageSchema,
+  SUBSCRIBABLE_MESSAGE_TYPES,
+  type OutgoingMessage,
+} from './outgoing.js';
+export { outgoingMessageSchemaId, type Names, type OutboxEntry } from './messages.js';
+export { buildEventCatalog, EventCatalogSchema, type EventCatalog } from './catalog.js';
+export {
+  ApiKeyCreateRequestSchema,
+  EndpointCreateRequestSchema,
+  EndpointUpdateRequestSchema,
+} from './requests.js';
+export {
+  categoriesNamedBy,
+  createCategoryResolver,
+  type CategoryIds,
+  type CategoryResolver,
+} from './categories.js';
+export { createCategoryCache, type CategoryCache } from './category-cache.js';
+export { FALLBACK_SLUG, slugFromTitle, slugWithSuffix } from './articles/slugs.js';
+export { readingMinutes } from './articles/reading-time.js';

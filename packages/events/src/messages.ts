@@ -1,0 +1,72 @@
+// What outgoing webhooks carry: the body every delivery of a message POSTs, signed as is.
+import type { Author } from '@ingest/contracts';
+import { z } from 'zod';
+
+/** A type of message an endpoint may receive, as the catalog and the OpenAPI document show it. */
+export interface MessageType<Type extends string = string, Data extends z.ZodType = z.ZodType> {
+  type: Type;
+  /** Starts at 1; grows by one when a field is removed, renamed, retyped or changes meaning. */
+  version: number;
+  description: string;
+  /** The body's `data`, as a receiver parses it. */
+  dataSchema: Data;
+}
+
+/** The authors' and categories' names messages show, read once for a transaction's messages. */
+export interface Names {
+  authors: Map<string, Author>;
+  categories: Map<string, string>;
+}
+
+/**
+ * An applied change, reported into the outbox by the event type that applied it: the
+ * worker writes its message, in the same transaction, for each endpoint subscribed to it.
+ */
+export interface OutboxEntry {
+  type: string;
+  eventId: string;
+  accountId: string;
+  /** The categories whose names the message shows. */
+  categoryIds: string[];
+  /** The message's `data`, given the names and the time the change was applied. */
+  dataOf(names: Names, at: Date): unknown;
+}
+
+export const CausedBy = {
+  eventId: z.uuid().meta({ description: 'The incoming event whose applied change this tells of' }),
+};
+
+/** The author an account is shown as; every account a message names is read first. */
+export function authorOf(names: Names, accountId: string): Author {
+  const author = names.authors.get(accountId);
+  if (author === undefined) throw new Error(`account ${accountId} was not read`);
+  return author;
+}
+
+/** The test message of POST /api/webhooks/endpoints/{id}/test: no change tells of it. */
+export const PING_MESSAGE = {
+  type: 'ping' as const,
+  version: 1,
+  description: 'A test message, sent only by POST /api/webhooks/endpoints/{id}/test',
+  dataSchema: z.object({ endpointId: z.uuid(), url: z.string() }),
+} satisfies MessageType;
+
+/**
+ * The name of a message type's schema among the OpenAPI document's components
+ * (`article.created` is `ArticleCreatedMessage`): its `webhooks` refer to them by it.
+ */
+export const outgoingMessageSchemaId = (type: string): string =>
+  `${type
+    .split('.')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Message`;
+
+/** The whole body of a message of `type`: `{ type, timestamp, data }`. */
+export const messageSchemaOf = ({ type, dataSchema }: MessageType) =>
+  z
+    .object({
+      type: z.literal(type),
+      timestamp: z.iso.datetime().meta({ description: 'When the change was applied' }),
+      data: dataSchema,
+    })
+    .meta({ id: outgoingMessageSchemaId(type) });

@@ -1,0 +1,33 @@
+// The outgoing messages that follow from the list of event types: one type per event
+// type, and `ping`.
+import { z } from 'zod';
+import { nonEmpty } from './in-order.js';
+import { messageSchemaOf, PING_MESSAGE, type MessageType } from './messages.js';
+import { EVENT_TYPE_LIST } from './registry.js';
+
+/** The message types an endpoint may subscribe to: one per event type. */
+export const SUBSCRIBABLE_MESSAGE_TYPES: readonly string[] = EVENT_TYPE_LIST.map(
+  (type) => type.message.type,
+);
+
+/** Every message type, `ping` last, with the schema of its whole body. */
+export const MESSAGE_TYPES = [...EVENT_TYPE_LIST.map((type) => type.message), PING_MESSAGE].map(
+  (message: MessageType) => ({ ...message, bodySchema: messageSchemaOf(message) }),
+);
+
+type Listed = (typeof EVENT_TYPE_LIST)[number]['message'] | typeof PING_MESSAGE;
+type BodyOf<Message> =
+  Message extends MessageType<infer Type, infer Data>
+    ? { type: Type; timestamp: string; data: z.output<Data> }
+    : never;
+/** A message of any type, as a receiver parses it: `type` tells which `data` it has. */
+export type OutgoingMessage = BodyOf<Listed>;
+
+/**
+ * The schema of every message. Built from the list, its inferred type cannot tie each
+ * `type` to its `data`; OutgoingMessage states that, and the catalog's tests hold every
+ * message type's body to its schema.
+ */
+export const OutgoingMessageSchema = z
+  .discriminatedUnion('type', nonEmpty(MESSAGE_TYPES.map((message) => message.bodySchema)))
+  .meta({ id: 'OutgoingMessage' }) as unknown as z.ZodType<OutgoingMessage>;

@@ -1,0 +1,10 @@
+// Request bodies that name scopes or message types: built once, from the list.
+import { apiKeyCreateRequestSchema, endpointRequestSchemas } from '@ingest/contracts';
+import { SUBSCRIBABLE_MESSAGE_TYPES } from './outgoing.js';
+import { SCOPES } from './scopes.js';
+
+export const ApiKeyCreateRequestSchema = apiKeyCreateRequestSchema(SCOPES);
+
+const endpoints = endpointRequestSchemas(SUBSCRIBABLE_MESSAGE_TYPES);
+export const EndpointCreateRequestSchema = endpoints.create;
+export const EndpointUpdateRequestSchema = endpoints.update;
