@@ -12,9 +12,8 @@ export interface MaintenanceLoop {
  * Every RECONCILE_INTERVAL_MS: re-queue recorded events and pending deliveries missing
  * from their queues, free expired Idempotency-Keys, vacuum the tables written and deleted
  * at event rate once dead rows pile up in them (hot-tables.ts in the event log), and keep
- * the fair order's levels in range (a shift about once a day under constant load) and its
- * tags few. One round at a time; a failed round is logged and the next one tries again
- * (during an outage, every round fails until it is over).
+ * the fair order's levels in range and its tags few. One round at a time; a failed round
+ * is logged and the next one tries again.
  */
 export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
   let stopped = false;

@@ -5,8 +5,8 @@ import { tracingSettings } from './tracing-env.js';
 
 const MIN_SECRET_BYTES = 32;
 /**
- * The secret earlier versions signed tokens with when none was set. It was in the source,
- * so anyone can forge a token signed with it: refused, whatever else is set.
+ * A default secret published in this project's source: anyone can forge a token signed
+ * with it, so it is refused whatever else is set.
  */
 const FORMER_PUBLIC_JWT_SECRET = 'insecure-development-secret-do-not-use-in-production';
 
@@ -68,8 +68,8 @@ const ApiEnvSchema = SharedEnvSchema.extend({
   ADMISSION_CONCURRENCY: envInteger(128, { min: 0, max: 100_000 }),
   /** How long a tenant's requests may queue for a place before its new ones are refused. */
   ADMISSION_MAX_QUEUE_MS: envInteger(50, { min: 1, max: 60_000 }),
-  // Settings of earlier releases that now do nothing: refused by name, so that an
-  // operator who set one learns what replaced it instead of running without it.
+  // Retired settings, refused by name so that an operator who set one learns what
+  // replaced it instead of running without it.
   RATE_LIMIT_CONTENT_PER_KEY_PER_MINUTE: replacedBy('RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE'),
   SHED_LOAD_EVENT_LOOP_DELAY_MS: replacedBy('ADMISSION_MAX_QUEUE_MS'),
   SHED_LOAD_EVENT_LOOP_UTILIZATION_PERMILLE: replacedBy('ADMISSION_CONCURRENCY'),

@@ -36,7 +36,7 @@ export const envBoolean = (fallback: boolean) =>
     .transform((value) => value === 'true' || value === '1')
     .default(fallback);
 
-/** A setting an earlier release read and this one does not: set, it fails the start. */
+/** A retired setting: set, it fails the start with the name of its successor. */
 export const replacedBy = (successor: string) =>
   z.never({ error: `is no longer read; see ${successor}, which replaced it` }).optional();
 

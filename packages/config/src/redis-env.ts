@@ -54,7 +54,7 @@ export const RedisEnvSchema = z.object({
   /**
    * Queues the content events are spread over, by account. Each is one hash slot, so on a
    * cluster they are what spreads the queue's load over the masters. Default: 1 on a
-   * single Redis (the queue `content-events`, as ever), 6 on a cluster.
+   * single Redis (the queue `content-events`), 6 on a cluster.
    */
   REDIS_QUEUE_SHARDS: envOptionalInteger({ min: 1, max: 64 }),
   /** Prefix of every Redis key this deployment writes; lets environments share a server. */

@@ -6,14 +6,12 @@ const isSampled = (span: Span): boolean =>
   (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
 
 /**
- * Runs one batch's write in a span of its own, named `name`, that links the spans of the
- * items it carries (each the span its submitter had open), and adds a link back from
- * each of those to it (the first is its parent): from any one event's trace, the batch that wrote it is a click
- * away, and from the batch, every event in it.
+ * Runs one batch's write in a span named `name`, linked both ways with the spans of the
+ * items it carries, so that an event's trace leads to its batch and the batch to each event.
  *
- * The batch's span is a child of its first sampled item's span, so that it is sampled
- * exactly when someone will look at it (at 1% sampling, a batch of unsampled requests
- * records nothing). With tracing off every item's context is empty: no span is made.
+ * The span is a child of the first sampled item's span, so it is recorded exactly when
+ * some item's trace is: a batch of unsampled items records nothing, and with tracing off
+ * no span is made.
  */
 export async function inBatchSpan<T>(
   name: string,

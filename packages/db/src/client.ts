@@ -36,22 +36,16 @@ export interface Database {
 const DIRECT_POOL_SIZE = 2;
 
 /**
- * Settings every session of this service needs, sent as startup parameters where
- * PostgreSQL is reached directly. PgBouncer refuses those parameters, so through a
- * pooler the database's own defaults apply: the migrations set `jit = off` on the
- * database, and the statement timeout is the operator's to set there (docs/operations.md).
+ * Settings every session needs, sent as startup parameters where PostgreSQL is reached
+ * directly. PgBouncer refuses startup parameters, so through a pooler the database's
+ * defaults apply: the migrations set `jit = off` there, and the statement timeout is the
+ * operator's to set (docs/operations.md).
  *
- * The event log is partitioned, and its hot statements are named prepared statements.
- * After five runs PostgreSQL would give them a generic plan, which in PostgreSQL 15 locks
- * every partition and every partition's index at each execution: one worker drained at
- * 0.51-0.62x the floor worker so. A custom plan prunes partitions when it is planned:
- * 0.92x in the same bench. (Through a pooler statements are unnamed, planned each time.)
- *
- * JIT off: no statement of this service runs long enough to gain from it, and a plan's
- * cost estimate is enough to trigger it. In a soak, the apply transaction's lock of heads
- * and runs was estimated at a million rows once the day's partition grew, and PostgreSQL
- * spent 2 s compiling it (116 functions) to run it in 0.1 ms: one worker fell from about
- * 900 to 60 events/s.
+ * Custom plans: a generic plan of a statement on the partitioned event log locks every
+ * partition and each of its indexes at every execution (PostgreSQL 15); a custom plan
+ * prunes them when it is planned. JIT off: no statement here runs long enough to gain
+ * from it, and a large row estimate alone can make PostgreSQL compile a statement for far
+ * longer than it runs.
  */
 function sessionSettings(options: DatabaseOptions) {
   return {

@@ -4,11 +4,10 @@ import { v7 } from 'uuid';
 /**
  * A new event id: a UUIDv7, whose time order is what the log's partitions are ranged by.
  *
- * uuid's own `v7()` asks WebCrypto for 16 random bytes per id; at a batch's thousands of
- * ids a second that call was about 4% of the API's CPU. Here the bytes come from a pool
- * filled 256 ids at a time, and the millisecond and counter are kept as `v7()` keeps
- * them (RFC 9562, method 1: a counter seeded at random each millisecond), so the ids of
- * one process stay strictly increasing.
+ * The random bytes come from a pool refilled 256 ids at a time: uuid's own `v7()` makes a
+ * WebCrypto call per id, which shows at a batch's rate of ids. The millisecond and counter
+ * are kept as `v7()` keeps them (RFC 9562, method 1: a counter seeded at random each
+ * millisecond), so the ids of one process stay strictly increasing.
  */
 export function newEventId(): string {
   if (used === POOL.length) {

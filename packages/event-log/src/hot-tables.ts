@@ -1,11 +1,9 @@
 import type { Queryable } from './queryable.js';
 
 /**
- * Tables written and deleted at the rate of events: a row per event waiting in its line,
- * a row per Idempotency-Key until it expires. Their live rows stay few, but each delete
- * leaves a dead row (and index entries) behind until a vacuum, and the statements on the
- * accept and apply paths walk their indexes: left to pile up, as they do where autovacuum
- * is off or lags behind, the dead rows make every claim slower.
+ * Tables written and deleted at the rate of events. Their live rows stay few, but the
+ * dead rows each delete leaves slow every statement that walks their indexes until a
+ * vacuum, and autovacuum may be off or lag behind.
  */
 export const HOT_TABLES = ['pending_order_keys', 'idempotency_keys'] as const;
 
@@ -18,10 +16,9 @@ export const DEAD_ROWS_FLOOR = 1_000;
 const DEAD_SHARE = 0.2;
 
 /**
- * Vacuums the hot tables holding too many dead rows (counted by PostgreSQL's statistics,
- * which it keeps with autovacuum off too), and returns their names. SKIP_LOCKED: a table
- * another worker is vacuuming is left to it. Cheap when there is nothing to do: one read
- * of the statistics.
+ * Vacuums the hot tables holding too many dead rows (PostgreSQL counts them with
+ * autovacuum off too) and returns their names; a table another worker is vacuuming is
+ * left to it.
  */
 export async function vacuumHotTables(on: Queryable): Promise<string[]> {
   const { rows } = await on.query<{ relname: (typeof HOT_TABLES)[number] }>(

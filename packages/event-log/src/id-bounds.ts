@@ -2,9 +2,8 @@
  * The lowest and highest of event ids, for a statement that reaches its events through a
  * join to say `id BETWEEN` them. The log is partitioned by id (UUIDv7: time first), and
  * PostgreSQL prunes partitions while planning by `id = ANY(<values>)` or a range of
- * values, never by a join. Without a bound it plans, opens and locks every partition of
- * the table the join reaches: beside 40 days of history that was most of the statement's
- * cost, and the worker's PostgreSQL CPU per event tripled (bench, `--history`).
+ * values, never by a join: without a bound it plans, opens and locks every partition of
+ * the table the join reaches, a cost that grows with the history.
  * Lower-case hex sorts as PostgreSQL orders uuids (byte by byte).
  */
 export function idBounds(ids: readonly string[]): [lowest: string, highest: string] {

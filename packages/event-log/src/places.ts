@@ -5,11 +5,9 @@
  *
  * Each place is found by one probe of the primary key with all three of its columns,
  * forced by a LATERAL subquery with a LIMIT (which PostgreSQL cannot flatten into a
- * join), and deleted by its ctid. Written as a join instead, the plan depended on
- * estimates: PostgreSQL either probed by account and sequence alone, walking the
- * account's whole backlog in the index for every event, or, guessing ten keys an event,
- * hashed the places and read the whole table for every batch. Either way a drain cost
- * time in the square of its backlog (test/worker-finish-plan.test.ts).
+ * join), and deleted by its ctid. As a plain join the plan depends on estimates, and
+ * either plan PostgreSQL picks then walks the account's whole backlog for every batch, so
+ * a drain costs time in the square of its backlog (test/worker-finish-plan.test.ts).
  */
 export const LEFT_PLACES = (finished: string) =>
   `SELECT f.account_id, k.key, f.sequence FROM ${finished} f, unnest(f.order_keys) AS k(key)`;

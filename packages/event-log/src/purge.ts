@@ -2,10 +2,10 @@ import type { Queryable } from './queryable.js';
 
 /**
  * Deletes everything the log holds of these accounts: their events, attempts, places in
- * line and Idempotency-Keys. Deleting an account no longer cascades to them (the log has
- * no foreign keys, see packages/db/README.md), so whoever deletes accounts (test
- * clean-up, an operator by hand) calls this first. Row by row: meant for a few accounts,
- * not for retention.
+ * line and Idempotency-Keys. The log has no foreign keys (packages/db/README.md), so
+ * deleting an account does not cascade to them: whoever deletes accounts (test clean-up,
+ * an operator by hand) calls this first. Row by row: meant for a few accounts, not for
+ * retention.
  */
 export async function purgeAccountEvents(on: Queryable, accountIds: string[]): Promise<void> {
   await on.query(

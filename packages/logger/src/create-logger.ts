@@ -37,9 +37,8 @@ export function createLogger(options: LoggerOptions): Logger {
       formatters: { level: (label) => ({ level: label }) },
       ...(options.mixin === undefined ? {} : { mixin: options.mixin }),
     },
-    // Asynchronous writes: a synchronous write per line was the largest item after the
-    // database in the API's CPU profile under load. pino flushes what is buffered when
-    // the process exits; only a SIGKILL can lose the last few lines.
+    // Asynchronous writes, so that no request waits on a write to standard output. pino
+    // flushes what is buffered when the process exits; only a SIGKILL loses the last lines.
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

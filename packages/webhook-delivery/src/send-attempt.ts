@@ -82,9 +82,7 @@ function guardedLookup(policy: TargetPolicy, resolve: Resolver): LookupFunction 
  * answer's body is read up to a cap; one timeout bounds the whole exchange. Never throws.
  *
  * Each attempt opens its own connection (no keep-alive agent), so each resolves the name
- * and checks the address again: a kept connection would carry a later attempt to an
- * address checked earlier, safe but not what "checked on every attempt" promises. It
- * costs a TCP (and TLS) handshake an attempt.
+ * and checks the address again, at the cost of a TCP (and TLS) handshake an attempt.
  */
 export function sendAttempt(
   request: AttemptRequest,

@@ -70,9 +70,8 @@ async function pagesPlugin(app: FastifyInstance, { dist }: { dist: string | unde
   app.get(LOGIN, hide, sendPage);
 
   // Hashed file names: public, and cacheable for good. Only a plain file name is served
-  // (the build writes nothing else there): @fastify/static's own wildcard answered 500 to
-  // a directory, an empty name or a NUL (`/dashboard/assets/`, `..`, `x%00`); anything
-  // that is not a file name now simply matches no route.
+  // (the build writes nothing else there): @fastify/static's own wildcard answers 500 to
+  // a directory, an empty name or a NUL, so anything else matches no route.
   if (dist === undefined) {
     app.get(`${BASE}assets/:file`, hide, sendPage);
   } else {

@@ -16,12 +16,12 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 /**
  * Every body this API takes is JSON, read exactly as sent. Fastify's own JSON parser
  * decodes whatever bytes come as UTF-8, replacing what does not decode with U+FFFD, and
- * ignores the charset: "café" sent in ISO-8859-1 was stored as "caf\uFFFD". Here a
- * charset other than UTF-8 is a 415 and bytes that are not UTF-8 are a 400, so nothing
- * is silently rewritten. Prototype poisoning keys are refused as Fastify refuses them
- * (the same secure-json-parse). A body that is empty is fine where a route takes none
- * (a POST with nothing to send but a JSON content type), and INVALID_JSON where it does.
- * Fastify's text/plain parser goes too, so such a request is a clear 415.
+ * ignores the charset: "café" sent in ISO-8859-1 would be stored as "caf\uFFFD". Here a
+ * charset other than UTF-8 is a 415 and bytes that are not UTF-8 are a 400, so nothing is
+ * silently rewritten. Prototype poisoning keys are refused as Fastify refuses them (the
+ * same secure-json-parse). A body that is empty is fine where a route takes none (a POST
+ * with nothing to send but a JSON content type), and INVALID_JSON where it does. Fastify's
+ * text/plain parser goes too, so such a request is a clear 415.
  */
 export const jsonOnlyPlugin = fp(
   async (app: FastifyInstance) => {

@@ -2,9 +2,8 @@ import { hash, verify } from '@node-rs/argon2';
 
 /**
  * argon2id (the library's default algorithm) at OWASP's recommended minimum (19 MiB,
- * 2 passes, 1 lane): about 18 ms a hash or a verification on this project's 2-core
- * machines, off the event loop (libuv's pool). The parameters are stored inside each
- * hash, so raising them later upgrades new hashes without breaking old ones.
+ * 2 passes, 1 lane), computed off the event loop (libuv's pool). The parameters are
+ * stored inside each hash, so raising them upgrades new hashes without breaking old ones.
  */
 const ARGON2ID = {
   memoryCost: 19 * 1024,

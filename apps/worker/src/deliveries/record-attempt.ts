@@ -26,13 +26,12 @@ function answerFields(outcome: AttemptOutcome): [number | null, number, string |
 }
 
 /**
- * Records an attempt on its delivery and what it says about the endpoint, in one
- * statement each way, so atomically and without holding a connection across round
- * trips: a delivery worker runs many attempts at once on a small pool, and an interactive
- * transaction here waited for connections until Prisma gave up (seen in the fault suite).
- * A success ends the endpoint's failure streak; a failure starts one (or goes on with it)
- * and disables the endpoint once it is too old; a 410 disables it at once. Returns whether
- * this attempt disabled the endpoint.
+ * Records an attempt on its delivery and what it says about the endpoint, in one statement
+ * each way, so atomically and without holding a connection across round trips: a delivery
+ * worker runs many attempts at once on a small pool, which interactive transactions would
+ * exhaust. A success ends the endpoint's failure streak; a failure starts one (or goes on
+ * with it) and disables the endpoint once it is too old; a 410 disables it at once. Returns
+ * whether this attempt disabled the endpoint.
  */
 export async function recordAttempt(db: Database, record: AttemptRecord): Promise<boolean> {
   if (record.verdict === 'succeeded') {

@@ -33,6 +33,6 @@ try {
   console.error(`migration failed: ${reasonOf(error, where)}`);
   process.exitCode = 1;
 }
-// The wasm schema engine leaves a 10-second timer of its own running after its work is
-// done; everything of ours is closed, so do not wait for it.
+// The wasm schema engine leaves a timer of its own running after its work is done;
+// everything of ours is closed, so do not wait for it.
 process.exit();

@@ -18,5 +18,5 @@ const dir = await createMigration({
   name,
 });
 console.log(dir === undefined ? 'schema unchanged: no migration written' : `wrote ${dir}`);
-// The wasm schema engine leaves a 10-second timer of its own running: do not wait for it.
+// The wasm schema engine leaves a timer of its own running: do not wait for it.
 process.exit();

@@ -1,5 +1,5 @@
 // Migration tooling, kept apart from the client so that services never load the schema
-// engine (5 MB of WebAssembly) they do not use.
+// engine's WebAssembly, which they do not use.
 export { applyMigrations, type MigrationResult } from './apply-migrations.js';
 export { createMigration, diffFromLatestMigration } from './create-migration.js';
 export { ensureDatabase, maintenanceDatabaseUrl } from './ensure-database.js';

@@ -12,8 +12,8 @@ export const SUMMARY_SETTLE_MS = 60 * 60 * 1000;
 /**
  * `webhook_log_key_summaries` rows (`s`) whose table is attached to webhook_logs: the
  * same table (oid and name), so that a list outlives neither its partition nor a drop.
- * Matched by oid rather than by reading each partition's bounds back, which costs a slug
- * search more than the rest of this query.
+ * Matched by oid rather than by reading each partition's bounds back, which would cost a
+ * slug search more than the rest of this query.
  */
 const ATTACHED = `EXISTS (
   SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -26,12 +26,10 @@ const ATTACHED = `EXISTS (
  * longer attached (dropped by retention, or an operator's restored one). Returns the
  * partitions listed.
  *
- * Why: a slug search asks the order-keys GIN index of every partition it cannot rule out,
- * and at 40 days of history that is 40 index probes and 40 partitions planned for a slug
- * that lives in one. A closed partition's keys never change (rows are written with the id
- * made at accept, and replays do not touch order keys), so listing them once lets the
- * search rule the partition out by its id range, before planning. Listing costs one read
- * of the partition, once, like archiving it; the write path pays nothing.
+ * A slug search probes and plans every partition it cannot rule out. A closed partition's
+ * keys never change (rows carry the id made at accept, and replays do not touch order
+ * keys), so listing them once lets the search rule it out by id range before planning,
+ * at the cost of one read of the partition and nothing on the write path.
  */
 export async function summarizeClosedPartitions(
   on: Queryable,
@@ -60,9 +58,8 @@ const CLEARED_KEYS_PER_STATEMENT = 5_000;
 /**
  * Deletes up to CLEARED_KEYS_PER_ROUND keys of lists whose partition is no longer
  * attached, a few thousand a statement, and the lists left with none. Searches already
- * ignore such lists (ATTACHED), so there is no hurry: deleting a dropped day's keys in one
- * statement (2 million rows when the bench drops ten days at once) took a second of heavy
- * writing, and the publishers' p99 during retention rose 2-5x.
+ * ignore such lists (ATTACHED), so there is no hurry, and deleting a dropped period's
+ * keys in one statement is a burst of writes that slows the publishers' commits.
  */
 async function clearDetachedLists(on: Queryable): Promise<void> {
   for (let cleared = 0; cleared < CLEARED_KEYS_PER_ROUND;) {
@@ -110,13 +107,12 @@ export interface IdRange {
 
 /**
  * The id ranges no event holding `key` as an order key can be in: attached, summarised
- * partitions whose keys lack it, neighbours joined (39 days without a slug around the one
- * day with it become two ranges, so a search's WHERE stays short however long the
- * history). Oldest first.
+ * partitions whose keys lack it, neighbours joined so that a search's WHERE stays short
+ * however long the history. Oldest first.
  */
 export async function rangesWithoutKey(on: Queryable, key: string): Promise<IdRange[]> {
   const { rows } = await on.query<IdRange>({
-    // Named, so each connection plans it once: planning it cost twice its running.
+    // Named, so each connection plans it once: planning it costs more than running it.
     name: 'ranges-without-key',
     text: `SELECT s.from_id::text AS "fromId", s.to_id::text AS "toId"
            FROM webhook_log_key_summaries s

@@ -9,12 +9,11 @@ const DDL_LOCK_TIMEOUT = '2s';
 
 /**
  * Runs `work` on a connection of its own holding the partition-maintenance lock, or
- * returns undefined at once when another process holds it: any number of processes may
- * call this, and one of them does the work. The lock is a session lock, not a transaction
- * one, because DETACH ... CONCURRENTLY cannot run inside a transaction. DDL waits at most
- * DDL_LOCK_TIMEOUT for its table locks, so it never queues the API's inserts behind a
- * long-running query for long: it fails, and the next round tries again. Hence `pool`
- * must reach PostgreSQL itself, not a transaction-mode pooler (Database.direct).
+ * returns undefined at once when another process holds it. A session lock, because
+ * DETACH ... CONCURRENTLY cannot run inside a transaction: `pool` must reach PostgreSQL
+ * itself, not a transaction-mode pooler (Database.direct). DDL waits at most
+ * DDL_LOCK_TIMEOUT for its table locks, so the API's inserts never queue behind it for
+ * long: it fails, and the next round tries again.
  */
 export async function withPartitionLock<Result>(
   pool: pg.Pool,

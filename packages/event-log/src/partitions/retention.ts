@@ -29,11 +29,9 @@ export interface RetentionOptions {
   /** Days events are kept; 0 keeps everything. */
   retentionDays: number;
   /**
-   * Expired periods one run drops at most (all of them when unset); the oldest go first and
-   * the rest wait for the next run. Dropping a period unlinks its files, which stalls the
-   * filesystem's journal and with it every commit's fsync for a moment (about 45 ms for a
-   * 455 MB table on this ext4, measured in issue 14): a backlog dropped at once adds those
-   * stalls up.
+   * Expired periods one run drops at most (all of them when unset), the oldest first.
+   * Dropping a period unlinks its files, which stalls every commit's fsync for a moment:
+   * a backlog dropped at once adds those stalls up.
    */
   maxDrops?: number;
   archive?: Archiver;
@@ -98,15 +96,12 @@ const describeHeld = (partition: Partition, counts: Record<string, number>): Hel
 });
 
 /**
- * Drops the partitions older than the retention period, never deleting a row. For each
- * expired period: skip it while it holds an unfinished event; detach its event_attempts
- * partition, then its webhook_logs partition (CONCURRENTLY: the parents stay open to
- * inserts and reads throughout, and it returns only once every transaction that could see
- * the partition has ended); check again on the detached table, which no write can reach
- * any more, and re-attach if an operator replayed an event in the meantime; archive
- * it; drop it. A run that stopped half-way left detached tables: they are finished first
- * (and do not count against `maxDrops`: they are no longer part of the log).
- * Run on the connection withPartitionLock gives (DETACH CONCURRENTLY needs autocommit).
+ * Drops the partitions older than the retention period, never deleting a row. A period
+ * is detached CONCURRENTLY (the parents stay open to inserts and reads), then checked
+ * again for unfinished events, since an operator may have replayed one meanwhile and no
+ * write can reach the detached table any more; then archived and dropped. Tables a
+ * stopped run left detached are finished first, outside `maxDrops`. Run on the connection
+ * withPartitionLock gives (DETACH CONCURRENTLY needs autocommit).
  */
 export async function runRetention(
   client: pg.PoolClient,

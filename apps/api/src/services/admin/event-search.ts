@@ -72,11 +72,10 @@ export function searchConditions(filters: EventSearchFilters): Prisma.Sql {
 /**
  * How many of the newest events a payload search reads in order before it asks the
  * payload index. PostgreSQL cannot estimate how common a containment match is and
- * always asks the GIN index, which for a common value (one article in eight is Sport)
- * returns every match of every partition to sort them: seconds at 10 million events.
- * A common value is found among the newest few hundred events in milliseconds; a rare
- * one is not, and then the index, which finds it fast, is asked. 500 events answer a value
- * that at least one event in 20 holds, and cost a few milliseconds to read.
+ * always asks the GIN index, which for a common value returns every match of every
+ * partition to be sorted. A common value is found among the newest few hundred events; a
+ * rare one is not, and then the index, which finds it fast, is asked. 500 events answer a
+ * value that at least one event in 20 holds.
  */
 const PAYLOAD_PROBE_ROWS = 500;
 
@@ -119,8 +118,8 @@ async function readWindow(deps: Deps, query: Query, window: IdWindow) {
  * The first `take` matches of a slug search, newest first: found through the order-keys
  * GIN index, then sorted. A slug has a handful of events, but PostgreSQL keeps no
  * statistics of single array elements that rare and guesses 0.5% of the log: it would walk
- * the newest-first index filtering every row (seconds at a million events) rather than
- * ask the GIN. Fenced off, the GIN is asked first, then the few found sorted.
+ * the newest-first index filtering every row rather than ask the GIN. Fenced off, the GIN
+ * is asked first, then the few found sorted.
  */
 const foundBySlug = (query: Query) => Prisma.sql`
   WITH found AS MATERIALIZED (SELECT * FROM webhook_logs WHERE ${matching(query, {})})
@@ -130,8 +129,8 @@ const foundBySlug = (query: Query) => Prisma.sql`
  * The first `take` matches of a payload search, newest first, for readEveryPartition's
  * generic plan: the payload index alone finds the events, the other filters then apply to
  * those few. A generic plan knows no value, so it must be left no other choice: offered
- * the status index as well, it combined both and read every 'succeeded' entry of the
- * partition holding the match (38 ms of 45).
+ * the status index as well, it combines both and reads every 'succeeded' entry of the
+ * partition holding the match.
  */
 function foundByPayload(query: Query) {
   const { payload, ...others } = query.filters;
@@ -200,17 +199,16 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
     filters.from === undefined ? undefined : new Date(filters.from).getTime() - CLOCK_MARGIN_MS,
   );
   if (filters.payload !== undefined) {
-    // The newest events of the newest window only: read across every partition, the
-    // probe paid for each one's index even when the newest period held the page.
+    // The newest window only: across every partition, the probe would pay for each one's
+    // index even when the newest period holds the page.
     const [newest = {}] = windows;
     const found = await probePayload(deps, search, newest);
     if (found.length > limit && pageSettled(found, limit, newest.fromMs)) return page(found);
     // Too few matches among the newest events: the value is rare, and the index finds it.
     // Bounded in time (from, to or a cursor), the search plans only the partitions in
-    // range. Unbounded, it asks every partition's index (a closed partition's payload
-    // values are not listed, as its slugs are) and plans them all: that plan is made once.
-    // Only then: a generic plan cannot tell a narrow time range from a wide one, and read
-    // ten days of rows by time rather than ask the payload index (5 s, not 30 ms).
+    // range. Unbounded, it asks every partition's index (payload values are not listed, as
+    // slugs are) through one generic plan made once; only then, because a generic plan
+    // cannot tell a narrow time range from a wide one and would read a range by time.
     if (filters.from !== undefined || filters.to !== undefined || after !== undefined) {
       return page(await readWindow(deps, search, {}));
     }

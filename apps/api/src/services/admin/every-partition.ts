@@ -8,16 +8,14 @@ import type pg from 'pg';
  * statement with a generic plan: planned once per connection, then only executed.
  *
  * Why: the pool forces custom plans (packages/db, client.ts), which prune partitions for
- * statements bounded by id. A read with no bound prunes nothing, and planning 48 daily
- * partitions (40 days of history, the week ahead) took 3.7 ms of a rare payload search's
- * 5.2 in PostgreSQL 15, its execution 1.5 ms: 7.5 ms p50 from node against 1.3 ms
- * generic (10 million events over 40 days). The generic plan's row estimates are the
- * defaults, which exceed JIT's cost threshold: JIT then compiled it for 99 ms to run
- * 1.4 ms, so it is off for the statement too.
+ * statements bounded by id. A read with no bound prunes nothing, and planning every
+ * partition at each call costs more than running the statement. The generic plan's row
+ * estimates are the defaults, which exceed JIT's cost threshold, so JIT is off for the
+ * statement too.
  *
  * The statement must keep the generic plan on the intended index whatever the values,
- * e.g. by fencing the indexed filter in a MATERIALIZED CTE: unfenced, a generic plan
- * with an unknown LIMIT walked the newest-first index, 300-500 ms.
+ * e.g. by fencing the indexed filter in a MATERIALIZED CTE: unfenced, a generic plan with
+ * an unknown LIMIT walks the newest-first index.
  */
 export async function readEveryPartition<Row extends pg.QueryResultRow>(
   pool: pg.Pool,

@@ -28,14 +28,11 @@ const LATER_WINDOW_PERIODS = [1, 6];
  * newest possible match, the period before it, the rest of the week before that, then
  * everything older.
  *
- * Why: the log is partitioned by id, and a query over every partition pays for each one,
- * in planning and in one index descent per partition, even when the first partition
- * alone fills the page. Most pages are filled by the newest period; a page of a filter
- * that matches a few events a period (status=failed) is filled by the one before it, at
- * the cost of one partition rather than a week's. A page that is not costs at most four
- * queries. `upperMs` is the newest a match can be (a `to` bound or a cursor, with the
- * clock margin); `floorMs` the oldest (a `from` bound, with the margin): no window
- * reaches past it.
+ * A query over every partition pays for each one, in planning and an index descent, even
+ * when the newest partition alone fills the page, as it usually does; a rarer filter is
+ * filled by the period before it. No page costs more than four queries. `upperMs` is the
+ * newest a match can be (a `to` bound or a cursor, with the clock margin); `floorMs` the
+ * oldest (a `from` bound, with the margin): no window reaches past it.
  */
 export function idWindows(
   interval: PartitionInterval,
