@@ -265,14 +265,16 @@ function sampleMessage(type: string) {
     description: null,
     tags: ['a'],
     article: null,
+    version: 1,
     author,
     createdAt: at,
+    updatedAt: at,
   };
   const data: Record<string, unknown> =
     type === 'ping'
       ? { endpointId: eventId, url: 'https://hooks.example.com/in' }
-      : type === 'highlight.created'
-        ? { highlight, eventId }
+      : type.startsWith('highlight.')
+        ? { highlight, version: 1, eventId }
         : { article, version: 2, eventId };
   return { type, timestamp: at, data };
 }

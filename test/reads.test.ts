@@ -282,8 +282,10 @@ describe('GET /api/highlights', () => {
         id: linked.id,
         ...linkedData,
         article: { slug: slugs[0], title: articleData().title },
+        version: 1,
         author: { handle: alice.handle, name: UNICODE },
         createdAt: expect.any(String),
+        updatedAt: expect.any(String),
       },
       {
         id: plain.id,
@@ -293,8 +295,10 @@ describe('GET /api/highlights', () => {
         description: null,
         tags: [],
         article: null,
+        version: 1,
         author: { handle: alice.handle, name: UNICODE },
         createdAt: expect.any(String),
+        updatedAt: expect.any(String),
       },
     ]);
   });

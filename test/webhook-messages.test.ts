@@ -133,7 +133,7 @@ describe('messages about content', () => {
     expect(gone?.data).toEqual({ article: afterUpdate, version: 3, eventId: deleted.id });
     const [told] = ofType(messages, 'highlight.created');
     const shown = highlights.items.find((h: { id: string }) => h.id === told?.data.highlight.id);
-    expect(told?.data).toEqual({ highlight: shown, eventId: highlight.id });
+    expect(told?.data).toEqual({ highlight: shown, version: 1, eventId: highlight.id });
     expect(shown).toMatchObject({ article: { slug }, tags: ['goals'] });
     // One message per change: four webhook-ids.
     const ids = receivers.receivedAt(path).map((r) => r.headers['webhook-id']);

@@ -1,5 +1,5 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { components } from './generated/openapi.js';
+import type { webhooks } from './generated/openapi.js';
 
 /**
  * The Standard Webhooks headers that sign `body` as call `id`, now: what the service
@@ -20,20 +20,13 @@ export function signatureHeaders(
   };
 }
 
-type Schemas = components['schemas'];
-type ArticleChange = { article: Schemas['Article']; version: number; eventId: string };
-type HighlightChange = { highlight: Schemas['Highlight']; eventId: string };
-type Envelope<Type extends string, Data> = { type: Type; timestamp: string; data: Data };
-
 /**
- * A message the service sends to a subscribed endpoint (`type` tells which). Written out
- * here because the OpenAPI document describes what the service answers, not what it
- * sends; the service's schema is OutgoingMessageSchema in its contracts.
+ * A message the service sends to a subscribed endpoint (`type` tells which): the body of
+ * one of the OpenAPI document's `webhooks`, one per message type.
  */
-export type WebhookMessage =
-  | Envelope<'article.created' | 'article.updated' | 'article.deleted', ArticleChange>
-  | Envelope<'highlight.created', HighlightChange>
-  | Envelope<'ping', { endpointId: string; url: string }>;
+export type WebhookMessage = {
+  [Type in keyof webhooks]: webhooks[Type]['post']['requestBody']['content']['application/json'];
+}[keyof webhooks];
 
 export class WebhookVerificationFailed extends Error {
   constructor(message: string) {

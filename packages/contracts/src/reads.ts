@@ -78,8 +78,12 @@ export const HighlightSchema = z
       .object({ slug: z.string(), title: z.string() })
       .nullable()
       .meta({ description: 'The linked article; null when none, or when it was deleted' }),
+    version: z.int().min(1).meta({
+      description: '1 when created, one more with every update: send it back as `ifVersion`',
+    }),
     author: AuthorSchema,
     createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
   })
   .meta({ id: 'Highlight' });
 export type Highlight = z.infer<typeof HighlightSchema>;

@@ -26,7 +26,15 @@ export const EventResultSchema = z
           "The version the event left the article at (for a delete, the delete's own: one more than the article's last)",
       }),
     }),
-    z.object({ type: z.literal('highlight'), id: z.uuid() }),
+    z.object({
+      type: z.literal('highlight'),
+      id: z.uuid(),
+      deleted: z.literal(true).optional(),
+      version: z.int().min(1).optional().meta({
+        description:
+          "The version the event left the highlight at (for a delete, the delete's own: one more than the highlight's last)",
+      }),
+    }),
   ])
   .meta({ id: 'EventResult', description: 'What the event changed' });
 export type EventResult = z.infer<typeof EventResultSchema>;

@@ -63,8 +63,8 @@ async function apply({ tx, outbox }: ApplyScope, changes: Create[]): Promise<Out
       },
     });
     const link = article === null ? null : { slug: article.slug, title: article.title };
-    outbox.push(message.entry(eventId, { ...highlight, article: link }));
-    outcomes.set(eventId, succeeded({ type: 'highlight', id: highlight.id }));
+    outbox.push(message.entry(eventId, { ...highlight, article: link }, highlight.version));
+    outcomes.set(eventId, succeeded({ type: 'highlight', id: highlight.id, version: 1 }));
   }
   return outcomes;
 }

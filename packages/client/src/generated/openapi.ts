@@ -856,9 +856,13 @@ export interface components {
         slug: string;
         title: string;
       } | null;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['AuthorInput'];
       /** Format: date-time */
       createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
     };
     AccountShareInput: {
       /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
@@ -896,7 +900,10 @@ export interface components {
       eventId: string;
     };
     HighlightChangeInput: {
+      /** @description The highlight as the public reads show it right after the change (a deleted one: as it was last) */
       highlight: components['schemas']['HighlightInput'];
+      /** @description 1 when created, one more with every change of the highlight and its delete: drop a delivery older than the version you hold */
+      version: number;
       /**
        * Format: uuid
        * @description The incoming event whose applied change this tells of
@@ -1131,6 +1138,7 @@ export interface components {
         | 'INSUFFICIENT_SCOPE'
         | 'NOT_FOUND'
         | 'ARTICLE_NOT_FOUND'
+        | 'HIGHLIGHT_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
         | 'REQUEST_TIMEOUT'
         | 'EMAIL_TAKEN'
@@ -1247,6 +1255,7 @@ export interface components {
         | 'INSUFFICIENT_SCOPE'
         | 'NOT_FOUND'
         | 'ARTICLE_NOT_FOUND'
+        | 'HIGHLIGHT_NOT_FOUND'
         | 'METHOD_NOT_ALLOWED'
         | 'REQUEST_TIMEOUT'
         | 'EMAIL_TAKEN'
@@ -1324,6 +1333,10 @@ export interface components {
           type: 'highlight';
           /** Format: uuid */
           id: string;
+          /** @constant */
+          deleted?: true;
+          /** @description The version the event left the highlight at (for a delete, the delete's own: one more than the highlight's last) */
+          version?: number;
         };
     EventError: {
       code: string;
@@ -1425,9 +1438,13 @@ export interface components {
         slug: string;
         title: string;
       } | null;
+      /** @description 1 when created, one more with every update: send it back as `ifVersion` */
+      version: number;
       author: components['schemas']['Author'];
       /** Format: date-time */
       createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
     };
     HighlightList: {
       items: components['schemas']['Highlight'][];
@@ -2669,7 +2686,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -2824,7 +2841,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -2975,7 +2992,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -3375,7 +3392,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -3502,7 +3519,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -3657,7 +3674,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -3808,7 +3825,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -3959,7 +3976,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -4114,7 +4131,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -4244,7 +4261,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -4639,7 +4656,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description Requests allowed in the window */
@@ -5123,7 +5140,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description Requests allowed in the window */
@@ -5497,7 +5514,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -6787,7 +6804,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -6927,7 +6944,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -7520,7 +7537,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -7942,7 +7959,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -8086,7 +8103,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -8224,7 +8241,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND */
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
       404: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   INSUFFICIENT_SCOPE: { status: 403, title: 'The API key lacks the scope this needs' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   ARTICLE_NOT_FOUND: { status: 404, title: 'No such article of yours' },
+  HIGHLIGHT_NOT_FOUND: { status: 404, title: 'No such highlight of yours' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
   REQUEST_TIMEOUT: { status: 408, title: 'The request took too long to arrive' },
   EMAIL_TAKEN: { status: 409, title: 'The email is already registered' },
@@ -29,7 +30,7 @@ export const ERROR_CODES = {
   KEY_QUOTA_EXCEEDED: { status: 409, title: 'Too many active API keys' },
   ENDPOINT_QUOTA_EXCEEDED: { status: 409, title: 'Too many webhook endpoints' },
   SLUG_TAKEN: { status: 409, title: 'The slug is already taken' },
-  VERSION_CONFLICT: { status: 409, title: 'The article is not at the version the event expects' },
+  VERSION_CONFLICT: { status: 409, title: 'The record is not at the version the event expects' },
   EVENT_NOT_RETRYABLE: { status: 409, title: 'Only failed events can be retried' },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,

@@ -4,13 +4,23 @@ import { z } from 'zod';
 import { authorOf, CausedBy, type MessageType, type Names, type OutboxEntry } from '../messages.js';
 
 export const HighlightChangeSchema = z
-  .object({ highlight: HighlightSchema, ...CausedBy })
+  .object({
+    highlight: HighlightSchema.meta({
+      description:
+        'The highlight as the public reads show it right after the change (a deleted one: as it was last)',
+    }),
+    version: z.int().min(1).meta({
+      description:
+        '1 when created, one more with every change of the highlight and its delete: drop a delivery older than the version you hold',
+    }),
+    ...CausedBy,
+  })
   .meta({ id: 'HighlightChange' });
 
-/** A highlight as a change left it, with the article it links to (a slug, a title) in place of its id. */
-export type HighlightState = Omit<Prisma.HighlightGetPayload<object>, 'articleId'> & {
-  article: { slug: string; title: string } | null;
-};
+/** A highlight as a change left it, with the article it links to (a slug, a title). */
+export type HighlightState = Prisma.HighlightGetPayload<{
+  include: { article: { select: { slug: true; title: true } } };
+}>;
 
 /** As GET /api/highlights shows it (apps/api/src/services/reads/highlights.ts). */
 const highlightOf = (highlight: HighlightState, names: Names): Highlight => ({
@@ -22,8 +32,10 @@ const highlightOf = (highlight: HighlightState, names: Names): Highlight => ({
   description: highlight.description,
   tags: highlight.tags,
   article: highlight.article,
+  version: highlight.version,
   author: authorOf(names, highlight.accountId),
   createdAt: highlight.createdAt.toISOString(),
+  updatedAt: highlight.updatedAt.toISOString(),
 });
 
 /** A message type telling of a highlight's change: the highlight as the change left it. */
@@ -35,12 +47,13 @@ export function highlightMessage<Type extends string>(
     type,
     ...note,
     dataSchema: HighlightChangeSchema,
-    entry: (eventId: string, highlight: HighlightState): OutboxEntry => ({
+    /** The change's report: `version` is its own (a delete's is one more than the highlight's). */
+    entry: (eventId: string, highlight: HighlightState, version: number): OutboxEntry => ({
       type,
       eventId,
       accountId: highlight.accountId,
       categoryIds: [],
-      dataOf: (names) => ({ highlight: highlightOf(highlight, names), eventId }),
+      dataOf: (names) => ({ highlight: highlightOf(highlight, names), version, eventId }),
     }),
   };
 }

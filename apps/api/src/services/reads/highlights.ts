@@ -13,7 +13,9 @@ interface HighlightRow {
   durationSeconds: number | null;
   description: string | null;
   tags: string[];
+  version: number;
   createdAt: Date;
+  updatedAt: Date;
   article: { slug: string; title: string } | null;
   account: { handle: string; name: string };
 }
@@ -28,8 +30,10 @@ const presentHighlight = (row: HighlightRow): Highlight => ({
   tags: row.tags,
   // A deleted article leaves its highlights unlinked (articleId set null), hence null here.
   article: row.article === null ? null : { slug: row.article.slug, title: row.article.title },
+  version: row.version,
   author: { handle: row.account.handle, name: row.account.name },
   createdAt: row.createdAt.toISOString(),
+  updatedAt: row.updatedAt.toISOString(),
 });
 
 /** Highlights, newest first, a page at a time, each with its article and author. */
@@ -51,7 +55,9 @@ export async function listHighlights(
         durationSeconds: true,
         description: true,
         tags: true,
+        version: true,
         createdAt: true,
+        updatedAt: true,
         article: { select: { slug: true, title: true } },
         account: { select: { handle: true, name: true } },
       },
