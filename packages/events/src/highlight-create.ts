@@ -3,21 +3,20 @@ import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { ownEntryOf, readOwnArticles, type StoredArticle } from './articles/rows.js';
 import type { ApplyScope, Change, EventType, Outcomes } from './event-type.js';
-import { contentFields, perLimits, SlugSchema } from './fields.js';
+import { perLimits } from './fields.js';
+import { highlightFields } from './highlights/fields.js';
 import { highlightMessage } from './highlights/message.js';
 
 const dataSchema = perLimits((limits: ContentLimits) => {
-  const { text, title, httpUrl, nonBlank } = contentFields(limits);
+  const fields = highlightFields(limits);
   return z.strictObject({
-    title,
-    videoUrl: httpUrl,
-    thumbnailUrl: httpUrl.optional(),
-    durationSeconds: z.int().min(1).max(limits.durationSecondsMax).optional(),
-    description: text(limits.descriptionMaxChars).optional(),
-    articleSlug: SlugSchema.optional().meta({
-      description: 'Links the highlight to one of your articles',
-    }),
-    tags: z.array(nonBlank(limits.tagMaxChars)).max(limits.tagsMax).optional(),
+    title: fields.title,
+    videoUrl: fields.videoUrl,
+    thumbnailUrl: fields.thumbnailUrl.optional(),
+    durationSeconds: fields.durationSeconds.optional(),
+    description: fields.description.optional(),
+    articleSlug: fields.articleSlug.optional(),
+    tags: fields.tags.optional(),
   });
 });
 
