@@ -1,5 +1,6 @@
 // POST /api/webhooks/content up to the queue: key, scope, validation, the WebhookLog
 // record and the job. No worker runs here, so every event stays queued.
+import { EVENT_NAMES } from '@ingest/events';
 import { CONTENT_EVENTS_QUEUE } from '@ingest/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
@@ -180,12 +181,7 @@ describe('refusing an event', () => {
   it('refuses an unknown event with 400 UNKNOWN_EVENT listing the supported ones, and records it as rejected', async () => {
     const response = await sendEvent(api, key, 'article.publish', { slug: 'x' });
     const problem = expectProblem(response, 400, 'UNKNOWN_EVENT');
-    expect(problem.supportedEvents).toEqual([
-      'article.create',
-      'article.update',
-      'article.delete',
-      'highlight.create',
-    ]);
+    expect(problem.supportedEvents).toEqual(EVENT_NAMES);
     expect(problem.instance).toBe(`/api/webhooks/content/${problem.eventId}`);
     const row = await logRow(problem.eventId!);
     expect(row).toMatchObject({

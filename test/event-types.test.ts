@@ -77,6 +77,18 @@ const PAYLOADS: Record<EventName, { valid: object; invalid: object[] }> = {
       { title: 'Fine' },
     ],
   },
+  'highlight.update': {
+    valid: { id: '0190a000-0000-7000-8000-000000000001', title, description: null },
+    invalid: [
+      { id: '0190a000-0000-7000-8000-000000000001', title: '' },
+      { id: 'not-a-uuid', title: 'Fine' },
+      { id: '0190a000-0000-7000-8000-000000000001', tags: ['a', 'b', 'c', 'd'] },
+    ],
+  },
+  'highlight.delete': {
+    valid: { id: '0190a000-0000-7000-8000-000000000001', ifVersion: 2 },
+    invalid: [{}, { id: '0190a000-0000-7000-8000-000000000001', ifVersion: 0 }],
+  },
 };
 
 describe('GET /api/event-types', () => {

@@ -1,3 +1,4 @@
+import { SUBSCRIBABLE_MESSAGE_TYPES } from '@ingest/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, registerAccount, type RegisteredAccount } from './support/accounts.js';
 import { expectProblem } from './support/problems.js';
@@ -9,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const ALL_TYPES = ['article.created', 'article.updated', 'article.deleted', 'highlight.created'];
+const ALL_TYPES = [...SUBSCRIBABLE_MESSAGE_TYPES];
 
 const call = (
   account: RegisteredAccount,

@@ -4,6 +4,8 @@ import { articleDelete } from './article-delete.js';
 import { articleUpdate } from './article-update.js';
 import type { EventType } from './event-type.js';
 import { highlightCreate } from './highlight-create.js';
+import { highlightDelete } from './highlight-delete.js';
+import { highlightUpdate } from './highlight-update.js';
 
 /**
  * Every event type, registered once: adding one is its module and a line here
@@ -14,6 +16,8 @@ export const EVENT_TYPE_LIST = [
   articleUpdate,
   articleDelete,
   highlightCreate,
+  highlightUpdate,
+  highlightDelete,
 ] as const;
 
 type Listed = (typeof EVENT_TYPE_LIST)[number];

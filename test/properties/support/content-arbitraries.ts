@@ -81,6 +81,34 @@ const hostileTags = fc.oneof(
   hostileValue,
 );
 
+/** Valid highlight.update data: an id, and changes (null clears); at times none at all. */
+const validHighlightUpdate = fc.record(
+  {
+    id: fc.uuid(),
+    ifVersion: validIfVersion,
+    title: highlightFields.title,
+    videoUrl: highlightFields.videoUrl,
+    thumbnailUrl: fc.option(highlightFields.thumbnailUrl),
+    durationSeconds: fc.option(highlightFields.durationSeconds),
+    description: fc.option(highlightFields.description),
+    articleSlug: fc.option(highlightFields.articleSlug),
+    tags: highlightFields.tags,
+  },
+  { requiredKeys: ['id'] },
+);
+
+const hostileHighlightFields = {
+  title: hostileText(1, LIMITS.titleMaxChars),
+  videoUrl: hostileUrl,
+  thumbnailUrl: hostileUrl,
+  durationSeconds: fc.oneof(numberAround(1, LIMITS.durationSecondsMax), hostileValue),
+  description: hostileText(0, LIMITS.descriptionMaxChars),
+  articleSlug: hostileSlug,
+  tags: hostileTags,
+};
+
+const hostileId = fc.oneof(fc.string({ maxLength: 40 }), hostileValue);
+
 /** Data near the valid data of each event: valid as it is, or broken one way or several. */
 export const nearValidData: Record<EventName, fc.Arbitrary<unknown>> = {
   'article.create': nearValid(validArticleCreate(), { ...hostileArticleFields, slug: hostileSlug }),
@@ -94,13 +122,14 @@ export const nearValidData: Record<EventName, fc.Arbitrary<unknown>> = {
     fc.record({ slug: validSlug, ifVersion: validIfVersion }, { requiredKeys: ['slug'] }),
     { slug: hostileSlug, ifVersion: hostileIfVersion },
   ),
-  'highlight.create': nearValid(validHighlightCreate(), {
-    title: hostileText(1, LIMITS.titleMaxChars),
-    videoUrl: hostileUrl,
-    thumbnailUrl: hostileUrl,
-    durationSeconds: fc.oneof(numberAround(1, LIMITS.durationSecondsMax), hostileValue),
-    description: hostileText(0, LIMITS.descriptionMaxChars),
-    articleSlug: hostileSlug,
-    tags: hostileTags,
+  'highlight.create': nearValid(validHighlightCreate(), hostileHighlightFields),
+  'highlight.update': nearValid(validHighlightUpdate, {
+    ...hostileHighlightFields,
+    id: hostileId,
+    ifVersion: hostileIfVersion,
   }),
+  'highlight.delete': nearValid(
+    fc.record({ id: fc.uuid(), ifVersion: validIfVersion }, { requiredKeys: ['id'] }),
+    { id: hostileId, ifVersion: hostileIfVersion },
+  ),
 };

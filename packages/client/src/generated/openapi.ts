@@ -782,6 +782,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'highlight.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A highlight was changed: the highlight right after this change
+     * @description Version 1 of `highlight.updated` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveHighlightUpdatedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'highlight.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A highlight was deleted: the highlight as it was last
+     * @description Version 1 of `highlight.deleted` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveHighlightDeletedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   ping: {
     parameters: {
       query?: never;
@@ -964,6 +1004,40 @@ export interface components {
             articleSlug?: string;
             tags?: string[];
           };
+        }
+      | {
+          /** @constant */
+          event: 'highlight.update';
+          data: {
+            /**
+             * Format: uuid
+             * @description The highlight's id: its create's receipt's result.id
+             */
+            id: string;
+            /** @description Apply only if the highlight is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+            ifVersion?: number;
+            title?: string;
+            videoUrl?: string;
+            thumbnailUrl?: string | null;
+            durationSeconds?: number | null;
+            description?: string | null;
+            /** @description Links it to another of your articles; null unlinks it */
+            articleSlug?: string | null;
+            tags?: string[];
+          };
+        }
+      | {
+          /** @constant */
+          event: 'highlight.delete';
+          data: {
+            /**
+             * Format: uuid
+             * @description The highlight's id: its create's receipt's result.id
+             */
+            id: string;
+            /** @description Apply only if the highlight is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+            ifVersion?: number;
+          };
         };
     ArticleCreatedMessageInput: {
       /** @constant */
@@ -1005,6 +1079,26 @@ export interface components {
       timestamp: string;
       data: components['schemas']['HighlightChangeInput'];
     };
+    HighlightUpdatedMessageInput: {
+      /** @constant */
+      type: 'highlight.updated';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: components['schemas']['HighlightChangeInput'];
+    };
+    HighlightDeletedMessageInput: {
+      /** @constant */
+      type: 'highlight.deleted';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: components['schemas']['HighlightChangeInput'];
+    };
     PingMessageInput: {
       /** @constant */
       type: 'ping';
@@ -1028,6 +1122,8 @@ export interface components {
         | 'article:update'
         | 'article:delete'
         | 'highlight:create'
+        | 'highlight:update'
+        | 'highlight:delete'
       )[];
       /** Format: date-time */
       expiresAt?: string;
@@ -1038,13 +1134,27 @@ export interface components {
       /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
       url: string;
       /** @description The event types to deliver (default: all of them) */
-      events?: ('article.created' | 'article.updated' | 'article.deleted' | 'highlight.created')[];
+      events?: (
+        | 'article.created'
+        | 'article.updated'
+        | 'article.deleted'
+        | 'highlight.created'
+        | 'highlight.updated'
+        | 'highlight.deleted'
+      )[];
       description?: string;
     };
     EndpointUpdateRequestInput: {
       /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
       url?: string;
-      events?: ('article.created' | 'article.updated' | 'article.deleted' | 'highlight.created')[];
+      events?: (
+        | 'article.created'
+        | 'article.updated'
+        | 'article.deleted'
+        | 'highlight.created'
+        | 'highlight.updated'
+        | 'highlight.deleted'
+      )[];
       description?: string | null;
       /** @description false pauses deliveries; true resumes them, also after the service disabled the endpoint */
       enabled?: boolean;
@@ -1109,6 +1219,44 @@ export interface components {
               /** @description Links the highlight to one of your articles */
               articleSlug?: string;
               tags?: string[];
+            };
+            /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
+            idempotencyKey?: string;
+          }
+        | {
+            /** @constant */
+            event: 'highlight.update';
+            data: {
+              /**
+               * Format: uuid
+               * @description The highlight's id: its create's receipt's result.id
+               */
+              id: string;
+              /** @description Apply only if the highlight is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+              ifVersion?: number;
+              title?: string;
+              videoUrl?: string;
+              thumbnailUrl?: string | null;
+              durationSeconds?: number | null;
+              description?: string | null;
+              /** @description Links it to another of your articles; null unlinks it */
+              articleSlug?: string | null;
+              tags?: string[];
+            };
+            /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
+            idempotencyKey?: string;
+          }
+        | {
+            /** @constant */
+            event: 'highlight.delete';
+            data: {
+              /**
+               * Format: uuid
+               * @description The highlight's id: its create's receipt's result.id
+               */
+              id: string;
+              /** @description Apply only if the highlight is at this version (its `version` in reads, receipts and messages); otherwise the event fails with VERSION_CONFLICT and the receipt's error carries `currentVersion` */
+              ifVersion?: number;
             };
             /** @description 1-255 printable ASCII characters, unique per event: the item is recorded once across retries of the whole batch, and a retry answers with the first call's id */
             idempotencyKey?: string;
@@ -1853,7 +2001,13 @@ export interface components {
        * @description The `event` of POST /api/webhooks/content
        * @enum {string}
        */
-      name: 'article.create' | 'article.update' | 'article.delete' | 'highlight.create';
+      name:
+        | 'article.create'
+        | 'article.update'
+        | 'article.delete'
+        | 'highlight.create'
+        | 'highlight.update'
+        | 'highlight.delete';
       /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
       version: number;
       description: string;
@@ -1865,6 +2019,8 @@ export interface components {
         | 'article:update'
         | 'article:delete'
         | 'highlight:create'
+        | 'highlight:update'
+        | 'highlight:delete'
       )[];
       /** @description The event's `data`, under this deployment's content limits. A few checks are code rather than schema (a title not blank, a URL that parses as http(s), no NUL character) and are made too */
       dataSchema: {
@@ -1874,7 +2030,13 @@ export interface components {
     OutgoingMessageType: {
       /** @enum {string} */
       type:
-        'article.created' | 'article.updated' | 'article.deleted' | 'highlight.created' | 'ping';
+        | 'article.created'
+        | 'article.updated'
+        | 'article.deleted'
+        | 'highlight.created'
+        | 'highlight.updated'
+        | 'highlight.deleted'
+        | 'ping';
       /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
       version: number;
       description: string;
@@ -8658,6 +8820,92 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['HighlightCreatedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveHighlightUpdatedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['HighlightUpdatedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveHighlightDeletedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['HighlightDeletedMessageInput'];
       };
     };
     responses: {
