@@ -9,6 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from './support/worker-process
 let api: TestApi;
 let workers: WorkerProcess[];
 let key: string;
+let accountId: string;
 beforeAll(async () => {
   api = await startTestApi();
   workers = await Promise.all([
@@ -16,6 +17,7 @@ beforeAll(async () => {
     startWorkerProcess(api.tag, { WORKER_CONCURRENCY: '8' }),
   ]);
   const account = await registerAccount(api);
+  accountId = account.id;
   ({ key } = await createKey(api, account));
 });
 afterAll(async () => {
@@ -109,7 +111,7 @@ describe('duplicate jobs', () => {
     const before = await finalReceipt(api, key, id);
     const again = await api.deps.queues.all[0]!.add(
       'article.create',
-      { eventId: id, requestId: 'replay' },
+      { eventId: id, requestId: 'replay', accountId },
       { jobId: `again-${id}` },
     );
     await expect.poll(() => again.getState(), { timeout: 20_000 }).toBe('completed');
@@ -127,7 +129,7 @@ describe('duplicate jobs', () => {
       Array.from({ length: 5 }, (_, copy) =>
         api.deps.queues.all[0]!.add(
           'article.create',
-          { eventId: id, requestId: 'copy' },
+          { eventId: id, requestId: 'copy', accountId },
           { jobId: `copy-${copy}-${id}` },
         ),
       ),

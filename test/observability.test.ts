@@ -124,7 +124,11 @@ describe('the queue series', () => {
     const registry = createMetricsRegistry('api');
     registerQueueDepth(registry, () => readQueueDepth([queue]));
     try {
-      await queue.add('article.create', { eventId: randomUUID(), requestId: 'r' });
+      await queue.add('article.create', {
+        eventId: randomUUID(),
+        requestId: 'r',
+        accountId: randomUUID(),
+      });
       const answered = await registry.metrics();
       expect(answered).toMatch(/^ingest_queue_up\{app="api"\} 1$/m);
       expect(sample(answered, 'ingest_queue_jobs', { state: 'waiting' })).toBe(1);

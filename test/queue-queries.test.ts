@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 const addJob = () =>
-  queue.add('article.create', { eventId: randomUUID(), requestId: 'r' }, { jobId: randomUUID() });
+  queue.add(
+    'article.create',
+    { eventId: randomUUID(), requestId: 'r', accountId: randomUUID() },
+    { jobId: randomUUID() },
+  );
 
 describe('readQueueDepth', () => {
   it('counts jobs per state, and ages the job next in line, not the newest', async () => {

@@ -3,7 +3,6 @@
 // process; tests can run the very same objects in theirs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkerConfig } from '@ingest/config';
-import { SECOND_MS } from '@ingest/contracts';
 import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
 import { createArchiver } from '@ingest/event-archive';
 import { createCategoryCache } from '@ingest/events';
@@ -17,14 +16,15 @@ import {
   createRedisConnection,
   createShareBook,
   queueTelemetry,
-  DELIVERY_BACKOFF,
-  retryDelayMs,
+  deliveryBackoff,
+  lockOptions,
+  RetryDeliveryLater,
   warnUnlessNoEviction,
   type ContentJobData,
   type DeliveryJobData,
 } from '@ingest/queue';
 import { Worker } from 'bullmq';
-import { createDeliveryJobProcessor, RetryDeliveryLater } from './deliveries/deliver-job.js';
+import { createDeliveryJobProcessor } from './deliveries/deliver-job.js';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './content/event-job.js';
 import { buildWorkerHttpServer } from './http-server.js';
@@ -120,12 +120,7 @@ export async function createWorkerRuntime(
             prefix: bullPrefix(config.redis.keyPrefix),
             telemetry,
             concurrency: config.worker.concurrency,
-            lockDuration: config.worker.lockDurationMs,
-            stalledInterval: config.worker.lockDurationMs,
-            // A job whose worker died is handed to another after its lock lapses; BullMQ's
-            // default of 1 would fail it for good after a second such death. The outbox
-            // reconciler retries any that still end up failed this way.
-            maxStalledCount: 5,
+            ...lockOptions(config.worker.lockDurationMs),
           }),
       );
   const deliveryWorker = consumes.includes('deliveries')
@@ -134,19 +129,8 @@ export async function createWorkerRuntime(
         prefix: bullPrefix(config.redis.keyPrefix),
         telemetry,
         concurrency: config.worker.deliveryConcurrency,
-        lockDuration: config.worker.lockDurationMs,
-        stalledInterval: config.worker.lockDurationMs,
-        maxStalledCount: 5,
-        settings: {
-          // The wait the failed attempt asked for (WEBHOOK_RETRY_SCHEDULE, by the
-          // delivery's own count of attempts: its job may have been queued again). A job
-          // that failed otherwise (the database, mid-attempt) waits as BullMQ counts, and
-          // at least a second: an immediate retry would send the message again at once.
-          backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
-            type === DELIVERY_BACKOFF && error instanceof RetryDeliveryLater
-              ? error.delayMs
-              : Math.max(SECOND_MS, retryDelayMs(config.webhooks.retryScheduleMs, attemptsMade)),
-        },
+        ...lockOptions(config.worker.lockDurationMs),
+        settings: { backoffStrategy: deliveryBackoff(config.webhooks.retryScheduleMs) },
       })
     : undefined;
   // A failed attempt is recorded on its delivery; any other failure of a delivery job

@@ -1,9 +1,9 @@
 import type { Context } from '@opentelemetry/api';
-import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
+import { Queue, type QueueOptions } from 'bullmq';
 import type { RedisSettings } from '@ingest/config';
 import { z } from 'zod';
 import { bullPrefix } from './content-queue.js';
-import type { JobPolicy } from './job-registry.js';
+import { deliveryJobOptions, type DeliveryPolicy } from './retry/deliveries.js';
 import { tracedJobOptions } from './queue-telemetry.js';
 import type { RedisClient } from './redis-connection.js';
 import { requeueJob, type Requeued } from './requeue.js';
@@ -14,9 +14,6 @@ import { requeueJob, type Requeued } from './requeue.js';
  * content work. Its name is persisted in Redis: renaming it strands queued deliveries.
  */
 export const DELIVERIES_QUEUE = 'webhook-deliveries';
-
-/** The name BullMQ retries deliveries by: WEBHOOK_RETRY_SCHEDULE, in the worker. */
-export const DELIVERY_BACKOFF = 'webhook-retry-schedule';
 
 /** A delivery job carries its id only: the body and the endpoint's secret stay in PostgreSQL. */
 export const DeliveryJobDataSchema = z.strictObject({ deliveryId: z.uuid() });
@@ -41,42 +38,6 @@ export const createDeliveryQueue = (
     connection,
     prefix: bullPrefix(layout.keyPrefix),
   });
-
-export interface DeliveryPolicy {
-  /** WEBHOOK_RETRY_SCHEDULE: one attempt per entry. */
-  retryScheduleMs: readonly number[];
-  keepCompletedSeconds: number;
-  keepFailedSeconds: number;
-}
-
-/** The policy as the configuration says it, for the API and the worker alike. */
-export const deliveryPolicyOf = (config: {
-  webhooks: { retryScheduleMs: readonly number[] };
-  jobs: Pick<JobPolicy, 'keepCompletedSeconds' | 'keepFailedSeconds'>;
-}): DeliveryPolicy => ({
-  retryScheduleMs: config.webhooks.retryScheduleMs,
-  keepCompletedSeconds: config.jobs.keepCompletedSeconds,
-  keepFailedSeconds: config.jobs.keepFailedSeconds,
-});
-
-/**
- * A delivery's job. The delivery id is the job id (queued twice, delivered once). The
- * delivery's row counts its attempts and says when the next is due; the worker ends the
- * delivery after the schedule's last and sets each wait (DELIVERY_BACKOFF), so BullMQ's
- * own count of attempts is only a bound.
- */
-export const deliveryJobOptions = (
-  deliveryId: string,
-  policy: DeliveryPolicy,
-  delayMs: number,
-): JobsOptions => ({
-  jobId: deliveryId,
-  attempts: policy.retryScheduleMs.length,
-  backoff: { type: DELIVERY_BACKOFF },
-  delay: delayMs,
-  removeOnComplete: { age: policy.keepCompletedSeconds, count: 100_000 },
-  removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
-});
 
 /** A delivery to queue, and the trace context of the change it tells about. */
 export interface NewDelivery {
@@ -116,7 +77,3 @@ export const requeueDelivery = (
     () => queue.add('deliver', { deliveryId }, deliveryJobOptions(deliveryId, policy, 0)),
     stillPending,
   );
-
-/** The wait before attempt `attemptsMade + 1` (BullMQ counts the attempts made so far). */
-export const retryDelayMs = (schedule: readonly number[], attemptsMade: number): number =>
-  schedule[attemptsMade] ?? schedule.at(-1) ?? 0;

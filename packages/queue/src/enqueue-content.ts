@@ -2,7 +2,8 @@ import type { Context } from '@opentelemetry/api';
 import type { ContentQueue } from './content-queue.js';
 import { byShard, type ContentShards } from './content-shards.js';
 import { fairPriorities } from './fair-order.js';
-import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
+import type { ContentJobData } from './job-registry.js';
+import { contentJobOptions, type JobPolicy } from './retry/content-events.js';
 import { tracedJobOptions } from './queue-telemetry.js';
 
 /** An event to queue, with its account's weight in the fair order. */

@@ -6,13 +6,24 @@ export {
   type RedisTarget,
 } from './redis-connection.js';
 export { checkRedis } from './reachability.js';
+export { CONTENT_EVENTS_QUEUE, ContentJobDataSchema, type ContentJobData } from './job-registry.js';
 export {
-  CONTENT_EVENTS_QUEUE,
-  ContentJobDataSchema,
   contentJobOptions,
-  type ContentJobData,
+  failureForQueue,
+  isLastAttempt,
+  isPermanent,
   type JobPolicy,
-} from './job-registry.js';
+} from './retry/content-events.js';
+export {
+  DELIVERY_BACKOFF,
+  deliveryBackoff,
+  deliveryPolicyOf,
+  isLastDelivery,
+  RetryDeliveryLater,
+  retryDelayMs,
+  type DeliveryPolicy,
+} from './retry/deliveries.js';
+export { lockOptions, STALLS_ALLOWED } from './retry/stalled-jobs.js';
 export { bullPrefix, createContentQueue, type ContentQueue } from './content-queue.js';
 export {
   byShard,
@@ -46,14 +57,10 @@ export {
   createDeliveryQueue,
   deliveriesQueueName,
   DELIVERIES_QUEUE,
-  DELIVERY_BACKOFF,
   DeliveryJobDataSchema,
-  deliveryPolicyOf,
   enqueueDeliveries,
   requeueDelivery,
-  retryDelayMs,
   type DeliveryJobData,
-  type DeliveryPolicy,
   type DeliveryQueue,
   type NewDelivery,
 } from './delivery-queue.js';

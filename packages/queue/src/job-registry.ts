@@ -1,4 +1,3 @@
-import type { JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
 /**
@@ -15,38 +14,7 @@ export const CONTENT_EVENTS_QUEUE = 'content-events';
 export const ContentJobDataSchema = z.strictObject({
   eventId: z.uuid(),
   requestId: z.string().max(128),
-  /**
-   * Whose event it is: what an account's cap on events in flight counts. Optional, for
-   * the jobs of releases that did not carry it (they are never capped).
-   */
-  accountId: z.uuid().optional(),
+  /** Whose event it is: which shard holds it, and what its account's cap counts. */
+  accountId: z.uuid(),
 });
 export type ContentJobData = z.infer<typeof ContentJobDataSchema>;
-
-export interface JobPolicy {
-  attempts: number;
-  backoffMs: number;
-  keepCompletedSeconds: number;
-  keepFailedSeconds: number;
-}
-
-/**
- * Options of every content job. The job id is the event id: adding an event twice
- * queues it once. The priority is its place in the fair order (fair-order.ts). Attempts
- * back off exponentially (backoffMs, 2x, 4x, ...). Finished jobs are dropped from Redis
- * after a while: the event log is the source of truth, Redis only holds work in flight.
- */
-export function contentJobOptions(
-  eventId: string,
-  policy: JobPolicy,
-  priority: number,
-): JobsOptions {
-  return {
-    jobId: eventId,
-    priority,
-    attempts: policy.attempts,
-    backoff: { type: 'exponential', delay: policy.backoffMs },
-    removeOnComplete: { age: policy.keepCompletedSeconds, count: 100_000 },
-    removeOnFail: { age: policy.keepFailedSeconds, count: 100_000 },
-  };
-}

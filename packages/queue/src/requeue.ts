@@ -1,7 +1,8 @@
 import type { JobState } from 'bullmq';
 import type { ContentShards } from './content-shards.js';
 import { fairPriorities } from './fair-order.js';
-import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
+import type { ContentJobData } from './job-registry.js';
+import { contentJobOptions, type JobPolicy } from './retry/content-events.js';
 
 export type Requeued = 'added' | 'retried' | 'present' | 'finished';
 

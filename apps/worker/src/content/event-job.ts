@@ -1,10 +1,16 @@
-import { AppError, isAppError, SECOND_MS } from '@ingest/contracts';
+import { AppError, SECOND_MS } from '@ingest/contracts';
 import { databaseFailureOf } from '@ingest/db';
 import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
 import { eventAttributes, inSpan } from '@ingest/observability';
 import { context } from '@opentelemetry/api';
-import { ContentJobDataSchema, type ContentJobData } from '@ingest/queue';
+import {
+  ContentJobDataSchema,
+  failureForQueue,
+  isLastAttempt,
+  isPermanent,
+  type ContentJobData,
+} from '@ingest/queue';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { WaitingForSlot, withAccountSlot } from './account-cap.js';
 import { createApplyBatcher, type Applied, type ApplyBatcher } from './apply-batcher.js';
@@ -88,7 +94,7 @@ function outcomeOfFailure(error: unknown, job: Job): JobOutcome {
   if (error instanceof WaitingForSlot) return 'waiting_for_slot';
   if (error instanceof DelayedError) return 'waiting_for_order';
   if (error instanceof UnrecoverableError) return 'failed';
-  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried';
+  return isLastAttempt(job) ? 'failed' : 'retried';
 }
 
 async function runEventJob(
@@ -131,7 +137,7 @@ async function runEventJob(
     // No database, no attempt: the caller hands the job back without recording one.
     if (databaseFailureOf(error) === 'unreachable') throw error;
     await failAttempt(deps, parts, job, row, attempt, error, log);
-    throw isAppError(error) ? new UnrecoverableError(error.message) : error;
+    throw failureForQueue(error);
   }
   if (applied === undefined) {
     await inSpan('event.record_outcome', { 'ingest.outcome': 'duplicate' }, () =>
@@ -142,7 +148,7 @@ async function runEventJob(
   }
   reportApplied(deps, row, applied, log);
   // Its failure is recorded already, with the others' changes: the job only fails.
-  if (!applied.outcome.ok) throw new UnrecoverableError(applied.outcome.error.message);
+  if (!applied.outcome.ok) throw failureForQueue(applied.outcome.error);
   return 'succeeded';
 }
 
@@ -175,8 +181,8 @@ async function failAttempt(
   error: unknown,
   log: Logger,
 ): Promise<void> {
-  const permanent = isAppError(error);
-  const final = permanent || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const permanent = isPermanent(error);
+  const final = permanent || isLastAttempt(job);
   const eventError = eventErrorOf(error, attempt, final);
   if (permanent) log.info({ code: eventError.code }, 'event failed');
   else

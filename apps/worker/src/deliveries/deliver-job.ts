@@ -4,23 +4,18 @@ import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import { inSpan } from '@ingest/observability';
 import type { Span } from '@opentelemetry/api';
-import { retryDelayMs, type DeliveryJobData } from '@ingest/queue';
+import {
+  isLastDelivery,
+  RetryDeliveryLater,
+  retryDelayMs,
+  type DeliveryJobData,
+} from '@ingest/queue';
 import { signDelivery } from '@ingest/signatures';
 import { sendAttempt, targetPolicyOf } from '@ingest/webhook-delivery';
 import type { Job } from 'bullmq';
 import type { WorkerMetrics } from '../metrics.js';
 import { attemptLabelOf, describeOutcome, verdictOf } from './delivery-verdict.js';
 import { recordAttempt } from './record-attempt.js';
-
-/** A failed attempt that leaves the delivery pending: BullMQ makes the next after `delayMs`. */
-export class RetryDeliveryLater extends Error {
-  constructor(
-    message: string,
-    readonly delayMs: number,
-  ) {
-    super(message);
-  }
-}
 
 /** Receivers see who calls them. */
 export const DELIVERY_USER_AGENT = 'ingest-webhooks/1.0 (+Standard Webhooks)';
@@ -184,7 +179,7 @@ async function attemptDelivery(
   deps.metrics.deliveryAttempts.inc({ outcome: label });
   deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
   const attempt = delivery.attempts + 1;
-  const last = attempt >= webhooks.retryScheduleMs.length;
+  const last = isLastDelivery(webhooks.retryScheduleMs, attempt);
   const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
   const at = new Date();
   const disabled = await recordAttempt(deps.db, {
