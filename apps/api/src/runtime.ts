@@ -9,6 +9,7 @@ import {
   reportPoolerSessions,
 } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
+import { createShareBook } from '@ingest/fairness';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';
 import {
@@ -16,7 +17,6 @@ import {
   createContentShards,
   createDeliveryQueue,
   createMinuteCounter,
-  createShareBook,
   queueTelemetry,
   warnUnlessNoEviction,
   type RedisClient,

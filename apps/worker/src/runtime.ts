@@ -7,6 +7,7 @@ import { SECOND_MS } from '@ingest/contracts';
 import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
 import { createArchiver } from '@ingest/event-archive';
 import { createCategoryCache } from '@ingest/events';
+import { createShareBook } from '@ingest/fairness';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';
 import {
@@ -15,7 +16,6 @@ import {
   createDeliveryQueue,
   createMinuteCounter,
   createRedisConnection,
-  createShareBook,
   queueTelemetry,
   DELIVERY_BACKOFF,
   retryDelayMs,

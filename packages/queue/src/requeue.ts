@@ -1,6 +1,6 @@
+import { fairPriorities } from '@ingest/fairness';
 import type { JobState } from 'bullmq';
 import type { ContentShards } from './content-shards.js';
-import { fairPriorities } from './fair-order.js';
 import { contentJobOptions, type ContentJobData, type JobPolicy } from './job-registry.js';
 
 export type Requeued = 'added' | 'retried' | 'present' | 'finished';

@@ -9,7 +9,7 @@ import type {
   Tenant,
 } from '../admission/fair-admission.js';
 import type { RefusalReason, RefusalReport } from '../admission/refusal-report.js';
-import type { ShareBook } from '@ingest/queue';
+import type { ShareBook } from '@ingest/fairness';
 import type { ApiMetrics } from '../metrics.js';
 import { sendProblem } from './problem.js';
 
