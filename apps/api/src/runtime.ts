@@ -9,7 +9,7 @@ import {
   reportPoolerSessions,
 } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
-import { createShareBook } from '@ingest/fairness';
+import { createFairAdmission, createRefusalReport, createShareBook } from '@ingest/fairness';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';
 import {
@@ -21,8 +21,6 @@ import {
   warnUnlessNoEviction,
   type RedisClient,
 } from '@ingest/queue';
-import { createFairAdmission } from './admission/fair-admission.js';
-import { createRefusalReport } from './admission/refusal-report.js';
 import { buildApp } from './app.js';
 import type { ApiDeps } from './deps.js';
 import { createApiMetrics } from './metrics.js';

@@ -20,6 +20,11 @@ export interface AdmissionOptions {
 /** Who a request counts against: an account (`account:<id>`) or a client address (`ip:<addr>`). */
 export type Tenant = string;
 
+/** An account's requests count together, whichever key or token sends them... */
+export const tenantOfAccount = (accountId: string): Tenant => `account:${accountId}`;
+/** ...and those of no account, by the client's address. */
+export const tenantOfAddress = (address: string): Tenant => `ip:${address}`;
+
 /** The places an admitted request holds until `finish`; null when admission control is off. */
 export type Slot = { readonly tenant: TenantQueue; readonly cost: number } | null;
 

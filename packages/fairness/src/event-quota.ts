@@ -1,5 +1,5 @@
 import { MINUTE_MS } from '@ingest/contracts';
-import type { RedisClient } from '@ingest/queue';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 
 /** What an account got from its quota of events for the current minute. */
@@ -34,7 +34,7 @@ export interface EventQuota {
  * Like the other limiters it fails open: when Redis cannot answer, every event is granted
  * (PostgreSQL still records each one).
  */
-export function createEventQuota(redis: RedisClient, keyPrefix: string): EventQuota {
+export function createEventQuota(redis: Redis | Cluster, keyPrefix: string): EventQuota {
   const counter = new RateLimiterRedis({
     storeClient: redis,
     keyPrefix: `${keyPrefix}:rate-limit:content-account`,
