@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fifo, lanes } from './batch-lanes.js';
+import { lanes } from './batch-lanes.js';
 
 const laneOf = (item: string) => item.split(':')[0]!;
 const items = (lane: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${lane}:${i}`);
 
 describe('batch lanes', () => {
-  it('fifo takes items in the order they came', () => {
-    const waiting = fifo<string>();
-    for (const item of ['a:0', 'b:0', 'a:1']) waiting.push(item);
-    expect(waiting.take(2)).toEqual(['a:0', 'b:0']);
-    expect(waiting.take(2)).toEqual(['a:1']);
-    expect(waiting.size).toBe(0);
-  });
-
   it("puts a lane that came behind another's backlog in the next batch, alone", () => {
     const waiting = lanes(laneOf);
     for (const item of [...items('busy', 100), 'quiet:0']) waiting.push(item);
@@ -56,6 +48,5 @@ describe('batch lanes', () => {
     expect(waiting.takeSmall(6)).toEqual([...items('a', 2), ...items('b', 3)]);
     expect(waiting.size).toBe(54);
     expect(waiting.take(32)).toEqual(items('busy', 32));
-    expect(fifo<string>().takeSmall(6)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { context, type Context } from '@opentelemetry/api';
-import { fifo, lanes } from './batch-lanes.js';
+import { lanes } from './batch-lanes.js';
 import { inBatchSpan } from './batch-span.js';
+import { fifo } from './waiting.js';
 
 /** One item handed to a group commit, with the settling of its caller's promise. */
 export interface Submitted<Item, Result> {
