@@ -1,9 +1,13 @@
-/** Where a group commit keeps the items waiting for a batch, and how it takes a batch. */
+/**
+ * Where a group commit keeps the items waiting for a batch, and how it takes a batch. The
+ * default is first come, first written (fifo); a caller may give one that takes batches in
+ * turns between groups of items (lanes, in @ingest/fairness).
+ */
 export interface Waiting<Entry> {
   readonly size: number;
   push(entry: Entry): void;
   take(maxBatch: number): Entry[];
-  /** Only lanes with at most `maxItems` waiting, whole, in turn, up to `maxItems` items. */
+  /** Only groups with at most `maxItems` waiting, whole, in turn, up to `maxItems` items. */
   takeSmall(maxItems: number): Entry[];
 }
 
@@ -27,7 +31,7 @@ export function fifo<Entry>(sizeOf: (entry: Entry) => number = () => 1): Waiting
       entries = entries.slice(count);
       return batch;
     },
-    // Without lanes there is nothing small to tell apart.
+    // Without groups there is nothing small to tell apart.
     takeSmall: () => [],
   };
 }

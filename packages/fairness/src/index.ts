@@ -30,3 +30,4 @@ export {
 } from './fair-order.js';
 export { acquireSlot, releaseSlot, type SlotRequest } from './account-slots.js';
 export { createShareBook, type ShareBook, type ShareBookOptions } from './share-book.js';
+export { lanes } from './lanes.js';

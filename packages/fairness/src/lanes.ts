@@ -1,14 +1,13 @@
-import type { Waiting } from './waiting.js';
-
 /**
- * Items by lane (an account), batches taken in turns: each batch is the next lane's
- * items, first come first; when that lane has fewer than a batch, lanes whose items all
- * fit in the room left join it whole. A lane with a handful waiting thus goes in the next
- * batch to start, alone or with other small ones, never behind a busy lane's backlog nor
- * inside one of its large batches (whose transaction takes longer); a busy lane still
- * gets full batches, one each turn.
+ * A group commit's waiting list (its `waiting` option) that keeps items by lane (an
+ * account) and takes batches in turns: each batch is the next lane's items, first come
+ * first; when that lane has fewer than a batch, lanes whose items all fit in the room left
+ * join it whole. A lane with a handful waiting thus goes in the next batch to start, alone
+ * or with other small ones, never behind a busy lane's backlog nor inside one of its large
+ * batches (whose transaction takes longer); a busy lane still gets full batches, one each
+ * turn.
  */
-export function lanes<Entry>(laneOf: (entry: Entry) => string): Waiting<Entry> {
+export function lanes<Entry>(laneOf: (entry: Entry) => string) {
   // Insertion order is the order of turns: a lane that still has items after its turn
   // goes back to the end.
   const byLane = new Map<string, Entry[]>();
@@ -17,14 +16,14 @@ export function lanes<Entry>(laneOf: (entry: Entry) => string): Waiting<Entry> {
     get size() {
       return size;
     },
-    push(entry) {
+    push(entry: Entry) {
       const lane = laneOf(entry);
       const queued = byLane.get(lane);
       if (queued === undefined) byLane.set(lane, [entry]);
       else queued.push(entry);
       size += 1;
     },
-    take(maxBatch) {
+    take(maxBatch: number) {
       const first = byLane.entries().next();
       if (first.done === true) return [];
       const [lane, entries] = first.value;
@@ -41,7 +40,7 @@ export function lanes<Entry>(laneOf: (entry: Entry) => string): Waiting<Entry> {
       size -= batch.length;
       return batch;
     },
-    takeSmall(maxItems) {
+    takeSmall(maxItems: number) {
       const batch: Entry[] = [];
       for (const [lane, waiting] of byLane) {
         if (batch.length + waiting.length > maxItems) continue;
