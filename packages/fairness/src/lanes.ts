@@ -12,6 +12,17 @@ export function lanes<Entry>(laneOf: (entry: Entry) => string) {
   // goes back to the end.
   const byLane = new Map<string, Entry[]>();
   let size = 0;
+
+  /** Adds to `batch` each lane whose items all fit beside it (up to `maxItems`), whole, in turn. */
+  function joinWhole(batch: Entry[], maxItems: number): Entry[] {
+    for (const [lane, waiting] of byLane) {
+      if (batch.length + waiting.length > maxItems) continue;
+      batch.push(...waiting);
+      byLane.delete(lane);
+    }
+    return batch;
+  }
+
   return {
     get size() {
       return size;
@@ -30,23 +41,12 @@ export function lanes<Entry>(laneOf: (entry: Entry) => string) {
       const batch = entries.splice(0, maxBatch);
       byLane.delete(lane);
       if (entries.length > 0) byLane.set(lane, entries);
-      else {
-        for (const [other, waiting] of byLane) {
-          if (batch.length + waiting.length > maxBatch) continue;
-          batch.push(...waiting);
-          byLane.delete(other);
-        }
-      }
+      else joinWhole(batch, maxBatch);
       size -= batch.length;
       return batch;
     },
     takeSmall(maxItems: number) {
-      const batch: Entry[] = [];
-      for (const [lane, waiting] of byLane) {
-        if (batch.length + waiting.length > maxItems) continue;
-        batch.push(...waiting);
-        byLane.delete(lane);
-      }
+      const batch = joinWhole([], maxItems);
       size -= batch.length;
       return batch;
     },
