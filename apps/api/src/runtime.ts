@@ -130,6 +130,7 @@ export async function createApiRuntime(
       logger,
       intervalMs: REFUSAL_LOG_INTERVAL_MS,
       context: () => ({ admission: admission.state(), busiest: admission.busiest(3) }),
+      onRefused: (reason) => metrics.requestsRefused.inc({ reason }),
     }),
     waiter: createEventWaiter(config.database.directUrl, logger),
     acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),

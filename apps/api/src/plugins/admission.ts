@@ -15,7 +15,6 @@ import {
   type Slot,
   type Tenant,
 } from '@ingest/fairness';
-import type { ApiMetrics } from '../metrics.js';
 import { sendProblem } from './problem.js';
 
 declare module 'fastify' {
@@ -42,7 +41,6 @@ export interface AdmissionPluginOptions {
   admission: FairAdmission;
   shares: ShareBook;
   refusals: RefusalReport;
-  metrics: ApiMetrics;
 }
 
 const tenantOf = (request: FastifyRequest): Tenant =>
@@ -58,19 +56,14 @@ const tenantOf = (request: FastifyRequest): Tenant =>
  */
 export const admissionPlugin = fp(
   async (app: FastifyInstance, options: AdmissionPluginOptions) => {
-    const { admission, refusals, metrics, shares } = options;
+    const { admission, refusals, shares } = options;
     const queued = new WeakMap<FastifyRequest, Queued>();
     app.decorateRequest('admissionSlot', null);
     app.decorateRequest('refusedFor', null);
     app.decorate('refuse', (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => {
       request.refusedFor = refusal.reason;
       refusals.refused(refusal.reason);
-      metrics.requestsRefused.inc({ reason: refusal.reason });
-      return sendProblem(request, reply, {
-        code: refusal.code,
-        detail: refusal.detail,
-        headers: refusal.headers,
-      });
+      return sendProblem(request, reply, refusal);
     });
 
     app.addHook('preParsing', async (request, reply, payload) => {

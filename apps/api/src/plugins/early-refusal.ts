@@ -14,7 +14,6 @@ import {
   type RefusalReport,
 } from '@ingest/fairness';
 import type { FastifyServerFactory } from 'fastify';
-import type { ApiMetrics } from '../metrics.js';
 import type { ApiKeyAuthenticator } from '../services/api-key-auth.js';
 import { API_KEY_HEADER } from './authentication.js';
 import { problemOf } from './problem.js';
@@ -24,7 +23,6 @@ export interface EarlyRefusalDeps {
   admission: FairAdmission;
   apiKeys: ApiKeyAuthenticator;
   refusals: RefusalReport;
-  metrics: ApiMetrics;
 }
 
 /** The one route whose requests hold PUBLISH_COST places (routes/content). */
@@ -84,7 +82,6 @@ function refusedEarly(
   const problem = problemOf(refusal, requestId);
   const body = JSON.stringify(problem);
   deps.refusals.refused(refusal.reason);
-  deps.metrics.requestsRefused.inc({ reason: refusal.reason });
   // Node reads and drops a body the handler did not read, and keeps the connection.
   response.writeHead(problem.status, {
     ...refusal.headers,

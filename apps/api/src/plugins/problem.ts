@@ -36,13 +36,12 @@ export function problemOf(input: ProblemInput, requestId: string): Problem {
 /** Sends the problem of `input` (see problemOf), with its status and headers. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, input: ProblemInput) {
   const problem = problemOf(input, request.id);
-  const { status } = problem;
   // Every 401 says how to authenticate (RFC 9110); routes add their own challenges.
-  const challenge = status === 401 ? { 'www-authenticate': 'Bearer realm="ingest"' } : {};
+  const challenge = problem.status === 401 ? { 'www-authenticate': 'Bearer realm="ingest"' } : {};
   // Set here as well as by the request-id hook: errors Fastify raises before routing
   // (plugins/framework-errors.ts) reach this without any hook having run.
   return reply
-    .code(status)
+    .code(problem.status)
     .headers({ ...challenge, ...input.headers, [REQUEST_ID_HEADER]: request.id })
     .type(PROBLEM_CONTENT_TYPE)
     .send(problem);
