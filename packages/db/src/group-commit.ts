@@ -15,18 +15,15 @@ export interface Submitted<Item, Result> {
 export interface GroupCommitOptions<Item, Result> {
   /** Batches written at once; while that many are, new items gather into the next one. */
   maxInFlight: number;
-  /**
-   * Items in one batch at most, counted by `sizeOf` (1 each by default, and always with
-   * `waiting`); an item larger goes alone.
-   */
+  /** Items in one batch at most, counted by `sizeOf` (1 each by default); an item larger goes alone. */
   maxBatch: number;
   sizeOf?: (item: Item) => number;
   /** Writes one batch and settles each of its items. */
   write: (batch: Array<Submitted<Item, Result>>) => Promise<void>;
   /**
-   * Where items wait and how a batch is taken: first come first batched by default; the
-   * workers give lanes (@ingest/fairness), which take batches in turns by account, so that
-   * one account's backlog delays its own items, not another's.
+   * Where items wait and how a batch is taken: first come first batched, by `sizeOf`, by
+   * default; the workers give lanes (@ingest/fairness), which take batches in turns by
+   * account (an item counts 1), so one account's backlog delays only its own items.
    */
   waiting?: Waiting<Submitted<Item, Result>>;
   /**

@@ -1,8 +1,4 @@
-/**
- * Where a group commit keeps the items waiting for a batch, and how it takes a batch. The
- * default is first come, first written (fifo); a caller may give one that takes batches in
- * turns between groups of items (lanes, in @ingest/fairness).
- */
+/** Where a group commit keeps the items waiting for a batch, and how it takes a batch. */
 export interface Waiting<Entry> {
   readonly size: number;
   push(entry: Entry): void;

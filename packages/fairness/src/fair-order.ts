@@ -30,11 +30,7 @@ const stateKey = (queue: Queue) => `${queue.qualifiedName}:fair`;
 
 /** BullMQ scores a prioritized job `priority × 2^32 + a counter` (FIFO within a priority). */
 const SCORE_PER_PRIORITY = 2 ** 32;
-
-/**
- * Lua every script starts with. virtualTime returns V: the level of the job next in line
- * (its priority less one) or, with none queued, the highest start given; and that start.
- */
+/** Lua each script opens with: virtualTime is V (the level of the head, else top) and top. */
 const PRELUDE = `
 local SCORE_PER_PRIORITY = ${SCORE_PER_PRIORITY}
 local function virtualTime(prioritized, state)
