@@ -128,17 +128,22 @@ export default tseslint.config(
     },
   },
   {
-    // Admission control decides who may come in now; it knows nothing of what they ask.
-    files: ['apps/api/src/admission/**/*.ts'],
+    // Fairness decides who goes next; it knows nothing of what they ask. The apps wire it
+    // into Fastify; @ingest/queue imports it, so it imports neither the queue nor the database.
+    files: ['packages/fairness/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              regex:
-                '^\\.\\./(services|plugins|routes|access)/|^\\.\\./(app|runtime|server)\\.js$|^@ingest/(worker|dashboard)(/|$)',
-              message: 'Admission control sits below services, plugins and routes.',
+              regex: '^@ingest/(api|worker|dashboard)(/|$)|(^|/)apps/',
+              message: 'A package serves the apps; it never imports one.',
+            },
+            {
+              regex: '^(fastify|fastify-plugin|@fastify/.*|@ingest/(db|queue|event-log|events))$',
+              message: 'Fairness sits below HTTP, the queue and the database: the apps wire them.',
             },
           ],
         },

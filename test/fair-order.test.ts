@@ -1,15 +1,12 @@
 // The content queue's fair order between accounts and the accounts' caps on events in
-// flight (@ingest/queue), against the machine's Redis: the order BullMQ will hand jobs
+// flight (@ingest/fairness), against the machine's Redis: the order BullMQ will hand jobs
 // to workers in, read straight from its prioritized set.
 import { randomUUID } from 'node:crypto';
+import { acquireSlot, EVENTS_PER_LEVEL, rebaseFairOrder, releaseSlot } from '@ingest/fairness';
 import {
-  acquireSlot,
   connectRedis,
   createContentShards,
   enqueueContentEvents,
-  EVENTS_PER_LEVEL,
-  rebaseFairOrder,
-  releaseSlot,
   type ContentQueue,
   type ContentShards,
 } from '@ingest/queue';

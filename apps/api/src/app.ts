@@ -82,7 +82,6 @@ export async function buildApp(deps: ApiDeps) {
     admission: deps.admission,
     shares: deps.shares,
     refusals: deps.refusals,
-    metrics: deps.metrics,
   });
   await app.register(jsonOnlyPlugin);
   await app.register(fastifyCookie);

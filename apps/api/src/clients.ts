@@ -1,7 +1,8 @@
 import type { ApiConfig } from '@ingest/config';
 import type { Database, ReadReplica } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentShards, DeliveryQueue, RedisClient, ShareBook } from '@ingest/queue';
+import type { ShareBook } from '@ingest/fairness';
+import type { ContentShards, DeliveryQueue, RedisClient } from '@ingest/queue';
 
 /**
  * The connections and settings the API starts from. The stateful services in deps.ts

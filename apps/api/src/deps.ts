@@ -1,6 +1,5 @@
+import type { FairAdmission, RefusalReport } from '@ingest/fairness';
 import type { MinuteCounter } from '@ingest/queue';
-import type { FairAdmission } from './admission/fair-admission.js';
-import type { RefusalReport } from './admission/refusal-report.js';
 import type { ApiClients } from './clients.js';
 import type { ApiMetrics } from './metrics.js';
 import type { CallRecorder } from './publish/call-recorder.js';

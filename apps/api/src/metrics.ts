@@ -1,4 +1,5 @@
 import type { EventLogStorage } from '@ingest/contracts';
+import { REFUSAL_REASONS, type FairAdmission } from '@ingest/fairness';
 import {
   Counter,
   Gauge,
@@ -10,8 +11,6 @@ import {
 } from '@ingest/observability';
 import type { ReadReplica } from '@ingest/db';
 import { readQueueDepth } from '@ingest/queue';
-import type { FairAdmission } from './admission/fair-admission.js';
-import { REFUSAL_REASONS } from './admission/refusal-report.js';
 import type { ApiClients } from './clients.js';
 import { eventLogStorage } from './services/admin/storage.js';
 

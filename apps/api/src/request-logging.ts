@@ -26,7 +26,7 @@ export class RequestLogController extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    // Refusals are counted and summed up (admission/refusal-report.ts): a line each would
+    // Refusals are counted and summed up (createRefusalReport, @ingest/fairness): a line each would
     // make refusing the heaviest work of an API that refuses because it is overloaded.
     if (request.refusedFor !== null && error === undefined) return;
     const line = {

@@ -9,6 +9,7 @@ import {
   reportPoolerSessions,
 } from '@ingest/db';
 import { premakeAhead } from '@ingest/event-log';
+import { createFairAdmission, createRefusalReport, createShareBook } from '@ingest/fairness';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';
 import {
@@ -16,13 +17,10 @@ import {
   createContentShards,
   createDeliveryQueue,
   createMinuteCounter,
-  createShareBook,
   queueTelemetry,
   warnUnlessNoEviction,
   type RedisClient,
 } from '@ingest/queue';
-import { createFairAdmission } from './admission/fair-admission.js';
-import { createRefusalReport } from './admission/refusal-report.js';
 import { buildApp } from './app.js';
 import type { ApiDeps } from './deps.js';
 import { createApiMetrics } from './metrics.js';
@@ -132,6 +130,7 @@ export async function createApiRuntime(
       logger,
       intervalMs: REFUSAL_LOG_INTERVAL_MS,
       context: () => ({ admission: admission.state(), busiest: admission.busiest(3) }),
+      onRefused: (reason) => metrics.requestsRefused.inc({ reason }),
     }),
     waiter: createEventWaiter(config.database.directUrl, logger),
     acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),

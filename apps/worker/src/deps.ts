@@ -1,7 +1,8 @@
 import type { WorkerConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
-import type { ContentShards, DeliveryQueue, MinuteCounter, ShareBook } from '@ingest/queue';
+import type { ShareBook } from '@ingest/fairness';
+import type { ContentShards, DeliveryQueue, MinuteCounter } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
 import type { CategoryCache } from '@ingest/events';
 

@@ -1,5 +1,5 @@
 import { expireIdempotencyKeys, vacuumHotTables } from '@ingest/event-log';
-import { pruneFairOrder, rebaseFairOrder } from '@ingest/queue';
+import { pruneFairOrder, rebaseFairOrder } from '@ingest/fairness';
 import { reconcileDeliveries } from './deliveries/reconcile-deliveries.js';
 import type { WorkerDeps } from './deps.js';
 import { reconcileOnce } from './outbox-reconciler.js';

@@ -6,6 +6,7 @@ import type { WorkerConfig } from '@ingest/config';
 import { createDatabase, readCustomShares, reportPoolerSessions } from '@ingest/db';
 import { createArchiver } from '@ingest/event-archive';
 import { createCategoryCache } from '@ingest/events';
+import { createShareBook } from '@ingest/fairness';
 import { createLogger, type Logger } from '@ingest/logger';
 import { traceLogging } from '@ingest/observability';
 import {
@@ -14,7 +15,6 @@ import {
   createDeliveryQueue,
   createMinuteCounter,
   createRedisConnection,
-  createShareBook,
   queueTelemetry,
   deliveryBackoff,
   lockOptions,

@@ -64,34 +64,4 @@ describe('group commit', () => {
     expect(settled.sort((a, b) => a - b)).toEqual([0, 2, 4, 6, 8]);
     await expect(group.drain()).resolves.toBeUndefined();
   });
-
-  it("writes a busy lane's items in its turns, and a small lane's at once in the spare write", async () => {
-    const batches: string[][] = [];
-    let inFlight = 0;
-    let mostInFlight = 0;
-    const group = createGroupCommit<string, string>({
-      maxInFlight: 1,
-      maxBatch: 4,
-      laneOf: (item) => item.split(':')[0]!,
-      expressItems: 2,
-      async write(batch) {
-        batches.push(batch.map((submitted) => submitted.item));
-        inFlight += 1;
-        mostInFlight = Math.max(mostInFlight, inFlight);
-        await sleep(20);
-        inFlight -= 1;
-        for (const submitted of batch) submitted.resolve(submitted.item);
-      },
-    });
-    const busy = Array.from({ length: 12 }, (_, i) => group.submit(`busy:${i}`));
-    await sleep(5); // busy's first write under way, the rest waiting
-    const quiet = group.submit('quiet:0');
-    const quietDone = await Promise.race([quiet.then(() => 'quiet'), sleep(35).then(() => 'late')]);
-    // Without the spare write, quiet would wait for busy's first write and then its turn.
-    expect(quietDone).toBe('quiet');
-    await Promise.all(busy);
-    expect(batches[0]).toEqual(['busy:0', 'busy:1', 'busy:2', 'busy:3']);
-    expect(batches).toContainEqual(['quiet:0']);
-    expect(mostInFlight).toBe(2);
-  });
 });

@@ -1,6 +1,6 @@
 import { context, type Context } from '@opentelemetry/api';
-import { fifo, lanes } from './batch-lanes.js';
 import { inBatchSpan } from './batch-span.js';
+import { fifo, type Waiting } from './waiting.js';
 
 /** One item handed to a group commit, with the settling of its caller's promise. */
 export interface Submitted<Item, Result> {
@@ -21,15 +21,16 @@ export interface GroupCommitOptions<Item, Result> {
   /** Writes one batch and settles each of its items. */
   write: (batch: Array<Submitted<Item, Result>>) => Promise<void>;
   /**
-   * With it, items are batched in turns by lane (an account) rather than first come
-   * first batched (see lanes in batch-lanes.ts): one lane's backlog then delays its own
-   * items, not another's.
+   * Where items wait and how a batch is taken: first come first batched, by `sizeOf`, by
+   * default; the workers give lanes (@ingest/fairness), which take batches in turns by
+   * account (an item counts 1), so one account's backlog delays only its own items.
    */
-  laneOf?: (item: Item) => string;
+  waiting?: Waiting<Submitted<Item, Result>>;
   /**
-   * With lanes: one write beyond `maxInFlight` for lanes with at most this many items
-   * waiting, whole (a quiet account's): while busy lanes fill every other write, their
-   * items then start at once instead of waiting for one to end.
+   * With a `waiting` that tells small groups apart (takeSmall): one write beyond
+   * `maxInFlight` for groups with at most this many items waiting, whole (a quiet
+   * account's): while busy ones fill every other write, their items then start at once
+   * instead of waiting for one to end.
    */
   expressItems?: number;
   /** With tracing on, each write runs in a span of this name, linked to its items' (batch-span.ts). */
@@ -57,12 +58,10 @@ export interface GroupCommit<Item, Result> {
 export function createGroupCommit<Item, Result>(
   options: GroupCommitOptions<Item, Result>,
 ): GroupCommit<Item, Result> {
-  const { maxInFlight, maxBatch, write, laneOf, expressItems = 0, spanName } = options;
+  const { maxInFlight, maxBatch, write, expressItems = 0, spanName } = options;
   const sizeOf = options.sizeOf ?? (() => 1);
   const pending =
-    laneOf === undefined
-      ? fifo<Submitted<Item, Result>>((submitted) => sizeOf(submitted.item))
-      : lanes<Submitted<Item, Result>>((submitted) => laneOf(submitted.item));
+    options.waiting ?? fifo<Submitted<Item, Result>>((submitted) => sizeOf(submitted.item));
   let inFlight = 0;
   let expressInFlight = false;
   let scheduled = false;

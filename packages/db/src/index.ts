@@ -16,4 +16,5 @@ export {
   type GroupCommitOptions,
   type Submitted,
 } from './group-commit.js';
+export type { Waiting } from './waiting.js';
 export { readCustomShares } from './queue-shares.js';

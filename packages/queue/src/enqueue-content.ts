@@ -1,7 +1,7 @@
+import { fairPriorities } from '@ingest/fairness';
 import type { Context } from '@opentelemetry/api';
 import type { ContentQueue } from './content-queue.js';
 import { byShard, type ContentShards } from './content-shards.js';
-import { fairPriorities } from './fair-order.js';
 import type { ContentJobData } from './job-registry.js';
 import { contentJobOptions, type JobPolicy } from './retry/content-events.js';
 import { tracedJobOptions } from './queue-telemetry.js';

@@ -34,19 +34,9 @@ export {
   type QueueLayout,
 } from './content-shards.js';
 export { enqueueContentEvents, type ContentJob } from './enqueue-content.js';
-export {
-  EVENTS_PER_LEVEL,
-  fairPriorities,
-  pruneFairOrder,
-  rebaseFairOrder,
-  REBASE_LEVEL,
-  type FairJob,
-} from './fair-order.js';
-export { createShareBook, type ShareBook, type ShareBookOptions } from './share-book.js';
 export { evictionPolicyOf, warnUnlessNoEviction } from './eviction-policy.js';
 export { requeueEvent, requeueJob, type Requeued } from './requeue.js';
 export { promoteJobs, promoteParked, type JobRef } from './parked-jobs.js';
-export { acquireSlot, releaseSlot, type SlotRequest } from './account-slots.js';
 export { countWorkers, readQueueDepth, type QueueDepth } from './queue-queries.js';
 export {
   createMinuteCounter,

@@ -35,7 +35,7 @@ export async function readQueueDepth(shards: readonly DepthQueue[]): Promise<Que
 
 /**
  * Jobs per BullMQ state, and how long the job next in line has waited. Content jobs carry
- * their place in the fair order as a BullMQ priority (fair-order.ts), so the jobs waiting
+ * their place in the fair order as a BullMQ priority (@ingest/fairness), so the jobs waiting
  * for a worker are in `prioritized`; `waiting` counts them together with any in BullMQ's
  * plain list (jobs queued without a priority), so that it means "accepted, not yet taken".
  * The job next in line is the head of the fair order: another account's backlog may hold

@@ -1,6 +1,6 @@
+import { fairPriorities } from '@ingest/fairness';
 import type { JobState } from 'bullmq';
 import type { ContentShards } from './content-shards.js';
-import { fairPriorities } from './fair-order.js';
 import type { ContentJobData } from './job-registry.js';
 import { contentJobOptions, type JobPolicy } from './retry/content-events.js';
 

@@ -1,16 +1,20 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type {
-  Admission,
-  FairAdmission,
-  Queued,
-  Refusal as AdmissionRefusal,
-  Slot,
-  Tenant,
-} from '../admission/fair-admission.js';
-import type { RefusalReason, RefusalReport } from '../admission/refusal-report.js';
-import type { ShareBook } from '@ingest/queue';
-import type { ApiMetrics } from '../metrics.js';
+import {
+  DEFAULT_COST,
+  refusalOf,
+  tenantOfAccount,
+  tenantOfAddress,
+  type Admission,
+  type FairAdmission,
+  type Queued,
+  type Refusal,
+  type RefusalReason,
+  type RefusalReport,
+  type ShareBook,
+  type Slot,
+  type Tenant,
+} from '@ingest/fairness';
 import { sendProblem } from './problem.js';
 
 declare module 'fastify' {
@@ -33,56 +37,33 @@ declare module 'fastify' {
   }
 }
 
-export interface Refusal {
-  reason: RefusalReason;
-  code: 'RATE_LIMITED' | 'UNAVAILABLE';
-  detail: string;
-  headers: Record<string, string>;
-}
-
 export interface AdmissionPluginOptions {
   admission: FairAdmission;
   shares: ShareBook;
   refusals: RefusalReport;
-  metrics: ApiMetrics;
 }
 
-/**
- * Places a request holds while it runs, by default: most hold a database connection from
- * start to end, of which a process has few (DATABASE_POOL_SIZE), so past a few dozen at
- * once the rest only queue inside the pool, where a quiet tenant would wait behind a busy
- * one. A publish holds 1 (its route says so): publishes share group commits, so many at
- * once cost little more than one.
- */
-const DEFAULT_COST = 4;
-
-export const tenantOfAccount = (accountId: string): Tenant => `account:${accountId}`;
-
-/** An account's requests count together, whichever key or token sends them; others by address. */
-export const tenantOf = (request: FastifyRequest): Tenant =>
-  request.principal === null ? `ip:${request.ip}` : tenantOfAccount(request.principal.accountId);
+const tenantOf = (request: FastifyRequest): Tenant =>
+  request.principal === null
+    ? tenantOfAddress(request.ip)
+    : tenantOfAccount(request.principal.accountId);
 
 /**
- * Admission control (../admission) on every route but probes and scrapes. It runs before
+ * Admission control (@ingest/fairness) on every route but probes and scrapes. It runs before
  * the body is read (preParsing), after authentication (the routes' onRequest hooks) has
  * named the tenant: a request that waits holds its socket and nothing else, and one that
  * is refused costs its headers and a small answer.
  */
 export const admissionPlugin = fp(
   async (app: FastifyInstance, options: AdmissionPluginOptions) => {
-    const { admission, refusals, metrics, shares } = options;
+    const { admission, refusals, shares } = options;
     const queued = new WeakMap<FastifyRequest, Queued>();
     app.decorateRequest('admissionSlot', null);
     app.decorateRequest('refusedFor', null);
     app.decorate('refuse', (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => {
       request.refusedFor = refusal.reason;
       refusals.refused(refusal.reason);
-      metrics.requestsRefused.inc({ reason: refusal.reason });
-      return sendProblem(request, reply, {
-        code: refusal.code,
-        detail: refusal.detail,
-        headers: refusal.headers,
-      });
+      return sendProblem(request, reply, refusal);
     });
 
     app.addHook('preParsing', async (request, reply, payload) => {
@@ -118,35 +99,6 @@ export const admissionPlugin = fp(
   },
   { name: 'admission' },
 );
-
-/**
- * The refusal's answer. Shares are in places; the headers count requests like this one
- * (a share of 64 places is 16 requests of cost 4 in flight at once).
- */
-export function refusalOf(refused: AdmissionRefusal, cost: number): Refusal {
-  const seconds = String(refused.retryAfterSeconds);
-  if (refused.reason === 'overloaded') {
-    return {
-      reason: 'overloaded',
-      code: 'UNAVAILABLE',
-      detail: `The service is full; retry in ${seconds} s`,
-      headers: { 'retry-after': seconds },
-    };
-  }
-  const share = String(Math.max(1, Math.floor(refused.share / cost)));
-  const held = Math.ceil(refused.held / cost);
-  return {
-    reason: 'over_share',
-    code: 'RATE_LIMITED',
-    detail: `The service is busy and this account (or address) has about ${held} requests like this one in flight, over its share of ${share}; retry in ${seconds} s`,
-    headers: {
-      'retry-after': seconds,
-      'ratelimit-limit': share,
-      'ratelimit-remaining': '0',
-      'ratelimit-reset': seconds,
-    },
-  };
-}
 
 /**
  * Should a request whose client has gone never reach its answer (a handler that hangs),

@@ -4,24 +4,28 @@ import {
   type ServerOptions,
   type ServerResponse,
 } from 'node:http';
-import { ERROR_CODES, PROBLEM_CONTENT_TYPE, problemTypeOf } from '@ingest/contracts';
+import { PROBLEM_CONTENT_TYPE } from '@ingest/contracts';
+import {
+  DEFAULT_COST,
+  PUBLISH_COST,
+  refusalOf,
+  tenantOfAccount,
+  type FairAdmission,
+  type RefusalReport,
+} from '@ingest/fairness';
 import type { FastifyServerFactory } from 'fastify';
-import type { FairAdmission } from '../admission/fair-admission.js';
-import type { RefusalReport } from '../admission/refusal-report.js';
-import type { ApiMetrics } from '../metrics.js';
 import type { ApiKeyAuthenticator } from '../services/api-key-auth.js';
 import { API_KEY_HEADER } from './authentication.js';
-import { refusalOf, tenantOfAccount } from './admission.js';
+import { problemOf } from './problem.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
 
 export interface EarlyRefusalDeps {
   admission: FairAdmission;
   apiKeys: ApiKeyAuthenticator;
   refusals: RefusalReport;
-  metrics: ApiMetrics;
 }
 
-/** The one route whose requests hold 1 place (see plugins/admission.ts). */
+/** The one route whose requests hold PUBLISH_COST places (routes/content). */
 const PUBLISH_PATH = '/api/webhooks/content';
 
 /**
@@ -72,23 +76,14 @@ function refusedEarly(
   if (accountId === undefined) return false;
   const refused = deps.admission.standingRefusal(tenantOfAccount(accountId));
   if (refused === undefined) return false;
-  const cost = request.method === 'POST' && url.split('?')[0] === PUBLISH_PATH ? 1 : 4;
-  const refusal = refusalOf(refused, cost);
+  const isPublish = request.method === 'POST' && url.split('?')[0] === PUBLISH_PATH;
+  const refusal = refusalOf(refused, isPublish ? PUBLISH_COST : DEFAULT_COST);
   const requestId = requestIdFrom(request);
-  const { status, title } = ERROR_CODES[refusal.code];
-  const body = JSON.stringify({
-    type: problemTypeOf(refusal.code),
-    title,
-    status,
-    detail: refusal.detail,
-    message: refusal.detail,
-    code: refusal.code,
-    requestId,
-  });
+  const problem = problemOf(refusal, requestId);
+  const body = JSON.stringify(problem);
   deps.refusals.refused(refusal.reason);
-  deps.metrics.requestsRefused.inc({ reason: refusal.reason });
   // Node reads and drops a body the handler did not read, and keeps the connection.
-  response.writeHead(status, {
+  response.writeHead(problem.status, {
     ...refusal.headers,
     'content-type': PROBLEM_CONTENT_TYPE,
     'content-length': Buffer.byteLength(body),

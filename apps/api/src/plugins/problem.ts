@@ -17,10 +17,10 @@ export interface ProblemInput {
   extensions?: Record<string, unknown>;
 }
 
-/** Sends the one error shape of this API (RFC 9457 + `message`, `code`, `requestId`). */
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, input: ProblemInput) {
+/** The one error shape of this API (RFC 9457 + `message`, `code`, `requestId`). */
+export function problemOf(input: ProblemInput, requestId: string): Problem {
   const { status, title } = ERROR_CODES[input.code];
-  const problem: Problem = {
+  return {
     ...input.extensions,
     type: problemTypeOf(input.code),
     title,
@@ -28,15 +28,20 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, input:
     detail: input.detail,
     message: input.detail,
     code: input.code,
-    requestId: request.id,
+    requestId,
     ...(input.errors === undefined ? {} : { errors: input.errors }),
   };
+}
+
+/** Sends the problem of `input` (see problemOf), with its status and headers. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, input: ProblemInput) {
+  const problem = problemOf(input, request.id);
   // Every 401 says how to authenticate (RFC 9110); routes add their own challenges.
-  const challenge = status === 401 ? { 'www-authenticate': 'Bearer realm="ingest"' } : {};
+  const challenge = problem.status === 401 ? { 'www-authenticate': 'Bearer realm="ingest"' } : {};
   // Set here as well as by the request-id hook: errors Fastify raises before routing
   // (plugins/framework-errors.ts) reach this without any hook having run.
   return reply
-    .code(status)
+    .code(problem.status)
     .headers({ ...challenge, ...input.headers, [REQUEST_ID_HEADER]: request.id })
     .type(PROBLEM_CONTENT_TYPE)
     .send(problem);

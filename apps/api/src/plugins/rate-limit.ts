@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fastifyRateLimit from '@fastify/rate-limit';
+import { overLimit, rateLimitHeaders } from '@ingest/fairness';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RedisClient } from '@ingest/queue';
@@ -58,18 +59,8 @@ export function rateLimitHook(app: FastifyInstance, rules: RateRule[]) {
       const result = await check(request);
       if (result.isAllowed || result.ttl === 0) continue; // allow-listed, or Redis skipped
       if (result.isExceeded) {
-        const seconds = String(result.ttlInSeconds);
-        return app.refuse(request, reply, {
-          reason: 'rate_limit',
-          code: 'RATE_LIMITED',
-          detail: `Too many requests (${rule.name}); retry in ${seconds} s`,
-          headers: {
-            'retry-after': seconds,
-            'ratelimit-limit': String(result.max),
-            'ratelimit-remaining': '0',
-            'ratelimit-reset': seconds,
-          },
-        });
+        const refusal = overLimit('requests', rule.name, result.max, result.ttlInSeconds);
+        return app.refuse(request, reply, refusal);
       }
       if (tightest === undefined || result.remaining < tightest.remaining) {
         tightest = {
@@ -80,9 +71,7 @@ export function rateLimitHook(app: FastifyInstance, rules: RateRule[]) {
       }
     }
     if (tightest !== undefined) {
-      reply.header('ratelimit-limit', tightest.max);
-      reply.header('ratelimit-remaining', tightest.remaining);
-      reply.header('ratelimit-reset', tightest.resetSeconds);
+      reply.headers(rateLimitHeaders(tightest.max, tightest.remaining, tightest.resetSeconds));
     }
     return undefined;
   };

@@ -1,4 +1,5 @@
-import { acquireSlot, promoteJobs, releaseSlot, type ContentJobData } from '@ingest/queue';
+import { acquireSlot, releaseSlot } from '@ingest/fairness';
+import { promoteJobs, type ContentJobData } from '@ingest/queue';
 import { DelayedError, type Job } from 'bullmq';
 import type { WorkerDeps } from '../deps.js';
 

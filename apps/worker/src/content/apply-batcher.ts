@@ -6,6 +6,7 @@ import {
   type AppliedEvent,
   type EventRow,
 } from '@ingest/event-log';
+import { lanes } from '@ingest/fairness';
 import type { Logger } from '@ingest/logger';
 import { inSpan } from '@ingest/observability';
 import { deliveryPolicyOf, enqueueDeliveries, type NewDelivery } from '@ingest/queue';
@@ -114,7 +115,7 @@ export function createApplyBatcher(
     // Transactions in turns by account: a quiet account's event goes in the next one to
     // start, not behind (or inside) a busy account's backlog; and while busy accounts
     // hold every transaction, a spare one takes accounts with a few heads at once.
-    laneOf: (head) => head.row.accountId,
+    waiting: lanes(({ item }) => item.row.accountId),
     expressItems: EXPRESS_HEADS,
     write: (batch) => settleBatch(batch, (heads, caps) => applyAndWake(context, heads, caps)),
   });

@@ -1,5 +1,6 @@
 import { createGroupCommit } from '@ingest/db';
 import { claimEvents, stillBlocked, type Claim } from '@ingest/event-log';
+import { lanes } from '@ingest/fairness';
 import type { WorkerDeps } from '../deps.js';
 
 export interface ClaimBatcher {
@@ -28,7 +29,7 @@ export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
     spanName: 'event_log.claim',
     // In turns by account, as the transactions: a quiet account's claim goes in the next
     // statement, not behind a busy account's hundreds of jobs.
-    laneOf: (item) => item.accountId,
+    waiting: lanes(({ item }) => item.accountId),
     expressItems: EXPRESS_IDS,
     async write(batch) {
       const claimed = await claimEvents(

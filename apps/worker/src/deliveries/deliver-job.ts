@@ -59,8 +59,7 @@ interface DueDeliveryRow {
 
 /**
  * A delivery with its message and endpoint, in one prepared statement: every attempt
- * starts here, and database work was about half of the delivery worker's CPU profile,
- * Prisma's `findUnique` with `include` the first of it.
+ * starts here, and Prisma's `findUnique` with `include` would cost several.
  */
 async function dueDelivery(db: Database, deliveryId: string): Promise<DueDelivery | undefined> {
   const { rows } = await db.pool.query<DueDeliveryRow>({

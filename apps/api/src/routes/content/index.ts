@@ -8,6 +8,7 @@ import {
   receiptPath,
   MINUTE_MS,
 } from '@ingest/contracts';
+import { PUBLISH_COST } from '@ingest/fairness';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -70,8 +71,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
     '',
     {
       bodyLimit: deps.config.limits.contentBodyBytes,
-      // Publishes share group commits: one holds a single place in admission control.
-      config: { admission: 1 },
+      config: { admission: PUBLISH_COST },
       onRequest: app.requireApiKey,
       // Checked after admission control, before the body is read, so that a request
       // refused there costs no round trip to Redis.

@@ -1,6 +1,6 @@
+import { createEventQuota, overLimit, rateLimitHeaders, type Taken } from '@ingest/fairness';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../../deps.js';
-import { createEventQuota, type Taken } from '../../services/event-quota.js';
 
 /**
  * The per-account content rate limit on the publishing routes, counted in events: per
@@ -20,23 +20,11 @@ export function contentQuotaHooks(app: FastifyInstance, deps: ApiDeps) {
   const answer = (request: FastifyRequest, reply: FastifyReply, taken: Taken) => {
     if (taken.resetSeconds === 0) return taken; // Redis did not answer: not limited
     if (taken.granted === 0) {
-      const seconds = String(taken.resetSeconds);
-      app.refuse(request, reply, {
-        reason: 'rate_limit',
-        code: 'RATE_LIMITED',
-        detail: `Too many events (content-account); retry in ${seconds} s`,
-        headers: {
-          'retry-after': seconds,
-          'ratelimit-limit': String(taken.limit),
-          'ratelimit-remaining': '0',
-          'ratelimit-reset': seconds,
-        },
-      });
+      const refusal = overLimit('events', 'content-account', taken.limit, taken.resetSeconds);
+      app.refuse(request, reply, refusal);
       return undefined;
     }
-    reply.header('ratelimit-limit', taken.limit);
-    reply.header('ratelimit-remaining', taken.remaining);
-    reply.header('ratelimit-reset', taken.resetSeconds);
+    reply.headers(rateLimitHeaders(taken.limit, taken.remaining, taken.resetSeconds));
     return taken;
   };
 

@@ -28,6 +28,18 @@ export const REBASE_LEVEL = 1_048_576;
 /** `<prefix>:content-events:fair`: V's fallback, the highest start given, each account's F. */
 const stateKey = (queue: Queue) => `${queue.qualifiedName}:fair`;
 
+/** BullMQ scores a prioritized job `priority × 2^32 + a counter` (FIFO within a priority). */
+const SCORE_PER_PRIORITY = 2 ** 32;
+/** Lua each script opens with: virtualTime is V (the level of the head, else top) and top. */
+const PRELUDE = `
+local SCORE_PER_PRIORITY = ${SCORE_PER_PRIORITY}
+local function virtualTime(prioritized, state)
+  local top = tonumber(redis.call('HGET', state, 'top') or '0')
+  local head = redis.call('ZRANGE', prioritized, 0, 0, 'WITHSCORES')
+  if head[2] then return math.floor(tonumber(head[2]) / SCORE_PER_PRIORITY) - 1, top end
+  return top, top
+end`;
+
 /**
  * KEYS: prioritized zset, fair state hash. ARGV: events per level, highest level, then an
  * account id and its weight per job. Returns each job's priority, in order.
@@ -35,13 +47,10 @@ const stateKey = (queue: Queue) => `${queue.qualifiedName}:fair`;
 const ASSIGN: QueueScript = {
   name: 'ingestFairAssign',
   numberOfKeys: 2,
-  lua: `
+  lua: `${PRELUDE}
 local prioritized, state = KEYS[1], KEYS[2]
 local perLevel, maxLevel = tonumber(ARGV[1]), tonumber(ARGV[2])
-local top = tonumber(redis.call('HGET', state, 'top') or '0')
-local head = redis.call('ZRANGE', prioritized, 0, 0, 'WITHSCORES')
-local v = top
-if head[2] then v = math.floor(tonumber(head[2]) / 4294967296) - 1 end
+local v, top = virtualTime(prioritized, state)
 local finish, priorities = {}, {}
 for i = 3, #ARGV, 2 do
   local account, weight = ARGV[i], tonumber(ARGV[i + 1])
@@ -67,13 +76,10 @@ return priorities`,
 const REBASE: QueueScript = {
   name: 'ingestFairRebase',
   numberOfKeys: 4,
-  lua: `
+  lua: `${PRELUDE}
 local prioritized, delayed, active, state = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local jobPrefix, due = ARGV[1], tonumber(ARGV[2])
-local top = tonumber(redis.call('HGET', state, 'top') or '0')
-local head = redis.call('ZRANGE', prioritized, 0, 0, 'WITHSCORES')
-local v = top
-if head[2] then v = math.floor(tonumber(head[2]) / 4294967296) - 1 end
+local v = virtualTime(prioritized, state)
 if v < due then return 0 end
 local shift = math.floor(v)
 local function lowered(id)
@@ -88,9 +94,9 @@ end
 local queued = redis.call('ZRANGE', prioritized, 0, -1, 'WITHSCORES')
 for i = 1, #queued, 2 do
   local score = tonumber(queued[i + 1])
-  local p = math.max(1, math.floor(score / 4294967296) - shift)
+  local p = math.max(1, math.floor(score / SCORE_PER_PRIORITY) - shift)
   redis.call('HSET', jobPrefix .. queued[i], 'priority', p)
-  redis.call('ZADD', prioritized, p * 4294967296 + score % 4294967296, queued[i])
+  redis.call('ZADD', prioritized, p * SCORE_PER_PRIORITY + score % SCORE_PER_PRIORITY, queued[i])
 end
 for _, id in ipairs(redis.call('ZRANGE', delayed, 0, -1)) do lowered(id) end
 for _, id in ipairs(redis.call('LRANGE', active, 0, -1)) do lowered(id) end
@@ -111,11 +117,9 @@ return shift`,
 const PRUNE: QueueScript = {
   name: 'ingestFairPrune',
   numberOfKeys: 2,
-  lua: `
+  lua: `${PRELUDE}
 local prioritized, state = KEYS[1], KEYS[2]
-local head = redis.call('ZRANGE', prioritized, 0, 0, 'WITHSCORES')
-local v = tonumber(redis.call('HGET', state, 'top') or '0')
-if head[2] then v = math.floor(tonumber(head[2]) / 4294967296) - 1 end
+local v = virtualTime(prioritized, state)
 local fields, gone = redis.call('HGETALL', state), 0
 for i = 1, #fields, 2 do
   if fields[i] ~= 'top' and tonumber(fields[i + 1]) <= v then

@@ -17,13 +17,18 @@ export interface AdmissionOptions {
   maxQueueMs: number;
 }
 
-/** Who a request counts against: an account (`account:<id>`) or a client address (`ip:<addr>`). */
+/**
+ * Who a request counts against: its account, whichever key or token sends it
+ * (`account:<id>`), or without one its client's address (`ip:<addr>`).
+ */
 export type Tenant = string;
+export const tenantOfAccount = (accountId: string): Tenant => `account:${accountId}`;
+export const tenantOfAddress = (address: string): Tenant => `ip:${address}`;
 
 /** The places an admitted request holds until `finish`; null when admission control is off. */
 export type Slot = { readonly tenant: TenantQueue; readonly cost: number } | null;
 
-export type Refusal = {
+export type Refused = {
   admitted: false;
   /** over_share: the tenant holds more than its share (429); overloaded: no more (503). */
   reason: 'over_share' | 'overloaded';
@@ -33,7 +38,7 @@ export type Refusal = {
   held: number;
 };
 
-export type Admission = { admitted: true; slot: Slot } | Refusal;
+export type Admission = { admitted: true; slot: Slot } | Refused;
 
 /** A request that found the API full: `outcome` settles once a place frees, or it is refused. */
 export interface Queued {
@@ -65,7 +70,7 @@ export interface FairAdmission {
    * The refusal `admit` would answer `tenant` with now because its queue stands, if so;
    * undefined otherwise. Changes nothing: for refusing before any other work.
    */
-  standingRefusal(tenant: Tenant): Refusal | undefined;
+  standingRefusal(tenant: Tenant): Refused | undefined;
   state(): AdmissionState;
   /** The tenants holding or wanting the most places, for the refusal log. */
   busiest(count: number): Array<{ tenant: Tenant; inService: number; waiting: number }>;
@@ -184,7 +189,7 @@ export function createFairAdmission(
     return over ? oldest : undefined;
   }
 
-  function refuse(tenant: TenantQueue, now: number, oldest: Waiting): Refusal {
+  function refuse(tenant: TenantQueue, now: number, oldest: Waiting): Refused {
     const fair = shareOf(tenant);
     // How long the tenant's queue takes to drain at its pace, and at least how long its
     // oldest request has already stood.

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { RedisClient } from './redis-connection.js';
+import type { Cluster, Redis } from 'ioredis';
 
 export interface QueueScript {
   name: string;
@@ -19,7 +19,7 @@ export async function runScript<Result>(
   script: QueueScript,
   args: Array<string | number>,
 ): Promise<Result> {
-  const client = (await queue.getBackend().client) as unknown as RedisClient &
+  const client = (await queue.getBackend().client) as unknown as (Redis | Cluster) &
     Record<string, (...args: Array<string | number>) => Promise<Result>>;
   let names = defined.get(client);
   if (names === undefined) defined.set(client, (names = new Set()));

@@ -1,5 +1,5 @@
 import { MINUTE_MS } from '@ingest/contracts';
-import type { RedisClient } from '@ingest/queue';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 
 /** What an account got from its quota of events for the current minute. */
@@ -34,7 +34,7 @@ export interface EventQuota {
  * Like the other limiters it fails open: when Redis cannot answer, every event is granted
  * (PostgreSQL still records each one).
  */
-export function createEventQuota(redis: RedisClient, keyPrefix: string): EventQuota {
+export function createEventQuota(redis: Redis | Cluster, keyPrefix: string): EventQuota {
   const counter = new RateLimiterRedis({
     storeClient: redis,
     keyPrefix: `${keyPrefix}:rate-limit:content-account`,
@@ -51,6 +51,13 @@ export function createEventQuota(redis: RedisClient, keyPrefix: string): EventQu
     remaining: limit,
     resetSeconds: 0,
   });
+  /** What is left of `limit` once `consumed` events count, until the window starts again. */
+  const left = (granted: number, limit: number, consumed: number, msBeforeNext: number) => ({
+    granted,
+    limit,
+    remaining: Math.max(0, limit - consumed),
+    resetSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)),
+  });
   return {
     async take(accountId, limit, count) {
       let consumed: number;
@@ -63,23 +70,13 @@ export function createEventQuota(redis: RedisClient, keyPrefix: string): EventQu
       const before = consumed - count;
       const granted = Math.max(0, Math.min(count, limit - before));
       if (granted < count) await counter.reward(accountId, count - granted).catch(() => {});
-      return {
-        granted,
-        limit,
-        remaining: Math.max(0, limit - before - granted),
-        resetSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)),
-      };
+      return left(granted, limit, before + granted, msBeforeNext);
     },
     async peek(accountId, limit) {
       try {
         const state = await counter.get(accountId);
         if (state === null) return unlimited(limit, 0);
-        return {
-          granted: 0,
-          limit,
-          remaining: Math.max(0, limit - state.consumedPoints),
-          resetSeconds: Math.max(1, Math.ceil(state.msBeforeNext / 1000)),
-        };
+        return left(0, limit, state.consumedPoints, state.msBeforeNext);
       } catch {
         return unlimited(limit, 0);
       }

@@ -20,6 +20,8 @@ export interface RefusalReportOptions {
   intervalMs: number;
   /** What else the line says: the admission state and the busiest tenants. */
   context: () => Record<string, unknown>;
+  /** Counts each refusal elsewhere too (the API's metric). */
+  onRefused?: (reason: RefusalReason) => void;
 }
 
 /**
@@ -47,6 +49,7 @@ export function createRefusalReport(options: RefusalReportOptions): RefusalRepor
 
   return {
     refused(reason) {
+      options.onRefused?.(reason);
       counts.set(reason, (counts.get(reason) ?? 0) + 1);
       const sinceLast = performance.now() - lastWrittenAt;
       if (sinceLast >= options.intervalMs) write();

@@ -1,19 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createGroupCommit } from '@ingest/db';
 import { describe, expect, it } from 'vitest';
-import { fifo, lanes } from './batch-lanes.js';
+import { lanes } from './lanes.js';
 
 const laneOf = (item: string) => item.split(':')[0]!;
 const items = (lane: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${lane}:${i}`);
 
 describe('batch lanes', () => {
-  it('fifo takes items in the order they came', () => {
-    const waiting = fifo<string>();
-    for (const item of ['a:0', 'b:0', 'a:1']) waiting.push(item);
-    expect(waiting.take(2)).toEqual(['a:0', 'b:0']);
-    expect(waiting.take(2)).toEqual(['a:1']);
-    expect(waiting.size).toBe(0);
-  });
-
   it("puts a lane that came behind another's backlog in the next batch, alone", () => {
     const waiting = lanes(laneOf);
     for (const item of [...items('busy', 100), 'quiet:0']) waiting.push(item);
@@ -56,6 +50,35 @@ describe('batch lanes', () => {
     expect(waiting.takeSmall(6)).toEqual([...items('a', 2), ...items('b', 3)]);
     expect(waiting.size).toBe(54);
     expect(waiting.take(32)).toEqual(items('busy', 32));
-    expect(fifo<string>().takeSmall(6)).toEqual([]);
+  });
+
+  it("in a group commit, writes a busy lane's items in its turns, and a small lane's at once in the spare write", async () => {
+    const batches: string[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const group = createGroupCommit<string, string>({
+      maxInFlight: 1,
+      maxBatch: 4,
+      waiting: lanes(({ item }) => laneOf(item)),
+      expressItems: 2,
+      async write(batch) {
+        batches.push(batch.map((submitted) => submitted.item));
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await sleep(20);
+        inFlight -= 1;
+        for (const submitted of batch) submitted.resolve(submitted.item);
+      },
+    });
+    const busy = Array.from({ length: 12 }, (_, i) => group.submit(`busy:${i}`));
+    await sleep(5); // busy's first write under way, the rest waiting
+    const quiet = group.submit('quiet:0');
+    const quietDone = await Promise.race([quiet.then(() => 'quiet'), sleep(35).then(() => 'late')]);
+    // Without the spare write, quiet would wait for busy's first write and then its turn.
+    expect(quietDone).toBe('quiet');
+    await Promise.all(busy);
+    expect(batches[0]).toEqual(['busy:0', 'busy:1', 'busy:2', 'busy:3']);
+    expect(batches).toContainEqual(['quiet:0']);
+    expect(mostInFlight).toBe(2);
   });
 });
