@@ -17,8 +17,8 @@ export type QueueLayout = Pick<RedisSettings, 'keyPrefix' | 'queueShards' | 'clu
 
 /**
  * Keys are hash-tagged on a cluster (every BullMQ script of a queue touches several keys,
- * which must share a slot), and whenever there is more than one shard. A single Redis
- * with one shard keeps the untagged name of every release before sharding.
+ * which must share a slot), and whenever there is more than one shard; a single Redis
+ * with one shard needs no tag.
  */
 export const isTagged = (layout: Pick<QueueLayout, 'queueShards' | 'cluster'>): boolean =>
   layout.cluster !== null || layout.queueShards > 1;
@@ -49,8 +49,8 @@ export function contentQueueNames(layout: Pick<QueueLayout, 'queueShards' | 'clu
  * Which shard an account's events go to: fixed by its id, so that an account's events,
  * its place in the fair order and its in-flight cap all live in one queue (one slot).
  */
-export function shardIndexOf(accountId: string | undefined, count: number): number {
-  if (accountId === undefined || count === 1) return 0; // jobs of releases without accounts
+export function shardIndexOf(accountId: string, count: number): number {
+  if (count === 1) return 0;
   return createHash('sha256').update(accountId).digest().readUInt32BE(0) % count;
 }
 
@@ -59,7 +59,7 @@ export interface ContentShards {
   /** Every shard, in order: a consumer takes from each, an operator's view sums them. */
   readonly all: readonly ContentQueue[];
   /** The shard an account's events are queued in. */
-  of(accountId: string | undefined): ContentQueue;
+  of(accountId: string): ContentQueue;
   /** Pauses (or resumes) every shard: operators pause the queue, not a shard. */
   pause(paused: boolean): Promise<void>;
   /** Whether every shard is paused. */
@@ -92,7 +92,7 @@ export function createContentShards(
 export function byShard<Item>(
   shards: ContentShards,
   items: readonly Item[],
-  accountOf: (item: Item) => string | undefined,
+  accountOf: (item: Item) => string,
 ): Map<ContentQueue, Item[]> {
   const groups = new Map<ContentQueue, Item[]>();
   for (const item of items) {

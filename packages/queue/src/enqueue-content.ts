@@ -10,7 +10,7 @@ import { tracedJobOptions } from './queue-telemetry.js';
 export interface ContentJob {
   /** The event's name, which is its job's name. */
   event: string;
-  data: ContentJobData & { accountId: string };
+  data: ContentJobData;
   weight: number;
   /** The trace context of the event's acceptance: its job's spans go in that trace. */
   trace?: Context;

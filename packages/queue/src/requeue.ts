@@ -59,7 +59,7 @@ export async function requeueJob(
  */
 export async function requeueEvent(
   shards: ContentShards,
-  job: { event: string; data: ContentJobData & { accountId: string }; weight: number },
+  job: { event: string; data: ContentJobData; weight: number },
   policy: JobPolicy,
   stillUnfinished?: () => Promise<boolean>,
 ): Promise<Requeued> {

@@ -26,8 +26,8 @@ export async function withAccountSlot<Outcome>(
   work: () => Promise<Outcome>,
 ): Promise<Outcome> {
   const { accountId } = job.data;
-  const cap = accountId === undefined ? null : deps.shares.shareOf(accountId).maxInFlight;
-  if (accountId === undefined || cap === null) return work();
+  const cap = deps.shares.shareOf(accountId).maxInFlight;
+  if (cap === null) return work();
   const slot = { accountId, cap };
   const held = await acquireSlot(deps.queues.of(accountId), {
     ...slot,

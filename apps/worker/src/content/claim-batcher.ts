@@ -5,7 +5,7 @@ import type { WorkerDeps } from '../deps.js';
 
 export interface ClaimBatcher {
   /** Claims the event for this run (see claimEvents); its account's, when the job says. */
-  claim(eventId: string, accountId?: string): Promise<Claim>;
+  claim(eventId: string, accountId: string): Promise<Claim>;
   /** Whether the event still waits for an earlier one of its lines (see stillBlocked). */
   stillBlocked(eventId: string): Promise<boolean>;
 }
@@ -52,8 +52,7 @@ export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
     },
   });
   return {
-    // Jobs of earlier releases name no account: they share one lane.
-    claim: (eventId, accountId = '') => claims.submit({ eventId, accountId }),
+    claim: (eventId, accountId) => claims.submit({ eventId, accountId }),
     stillBlocked: (id) => blocked.submit(id),
   };
 }
