@@ -13,19 +13,18 @@ import { perLimits, SlugSchema } from './fields.js';
 
 const dataSchema = perLimits((limits: ContentLimits) => {
   const fields = articleFields(limits);
-  return z.strictObject({
-    title: fields.title,
-    body: fields.body,
-    excerpt: fields.excerpt.optional(),
-    cover: fields.cover.optional(),
-    category: fields.category.optional(),
-    readMinutes: fields.readMinutes
-      .optional()
-      .meta({ description: 'Computed from the body (about 200 words a minute) when absent' }),
-    slug: SlugSchema.optional().meta({
-      description: 'Derived from the title when absent (`-2`, `-3`, ... appended if taken)',
-    }),
-  });
+  return z
+    .strictObject({
+      ...fields,
+      readMinutes: fields.readMinutes.meta({
+        description: 'Computed from the body (about 200 words a minute) when absent',
+      }),
+      slug: SlugSchema.meta({
+        description: 'Derived from the title when absent (`-2`, `-3`, ... appended if taken)',
+      }),
+    })
+    .partial()
+    .required({ title: true, body: true });
 });
 
 type Create = Change<z.output<ReturnType<typeof dataSchema>>>;

@@ -7,18 +7,9 @@ import { perLimits } from './fields.js';
 import { highlightFields } from './highlights/fields.js';
 import { highlightMessage } from './highlights/message.js';
 
-const dataSchema = perLimits((limits: ContentLimits) => {
-  const fields = highlightFields(limits);
-  return z.strictObject({
-    title: fields.title,
-    videoUrl: fields.videoUrl,
-    thumbnailUrl: fields.thumbnailUrl.optional(),
-    durationSeconds: fields.durationSeconds.optional(),
-    description: fields.description.optional(),
-    articleSlug: fields.articleSlug.optional(),
-    tags: fields.tags.optional(),
-  });
-});
+const dataSchema = perLimits((limits: ContentLimits) =>
+  z.strictObject(highlightFields(limits)).partial().required({ title: true, videoUrl: true }),
+);
 
 type Create = Change<z.output<ReturnType<typeof dataSchema>>>;
 

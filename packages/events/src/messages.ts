@@ -32,9 +32,60 @@ export interface OutboxEntry {
   dataOf(names: Names, at: Date): unknown;
 }
 
-export const CausedBy = {
-  eventId: z.uuid().meta({ description: 'The incoming event whose applied change this tells of' }),
-};
+/**
+ * The `data` of a message about one kind of record: `{ <record>: as the public reads show
+ * it right after the change, version, eventId }`.
+ */
+export const changeSchemaOf = <Record extends string, Shown extends z.ZodType>(
+  record: Record,
+  shown: Shown,
+  id: string,
+) =>
+  z
+    .object({
+      [record]: shown.meta({
+        description: `The ${record} as the public reads show it right after the change (a deleted one: as it was last)`,
+      }),
+      version: z
+        .int()
+        .min(1)
+        .meta({
+          description: `1 when created, one more with every change of the ${record} and its delete: deliveries are not ordered, so drop one older than the version you hold`,
+        }),
+      eventId: z
+        .uuid()
+        .meta({ description: 'The incoming event whose applied change this tells of' }),
+    } as { [Key in Record]: Shown } & { version: z.ZodInt; eventId: z.ZodUUID })
+    .meta({ id });
+
+/** What a message tells of a record's state: whose it is, the names it shows, how it reads. */
+export interface Told {
+  accountId: string;
+  categoryIds: string[];
+  shown: (names: Names, at: Date) => object;
+}
+
+/**
+ * The message types about one kind of record: `tell` says how a state reads. A change's
+ * outbox entry carries its `version` (a delete's: one more than the record's last).
+ */
+export const recordMessages =
+  <State, Data extends z.ZodType>(dataSchema: Data, tell: (state: State) => Told) =>
+  <Type extends string>(type: Type, note: Pick<MessageType, 'version' | 'description'>) => ({
+    type,
+    ...note,
+    dataSchema,
+    entry(eventId: string, state: State, version: number): OutboxEntry {
+      const { accountId, categoryIds, shown } = tell(state);
+      return {
+        type,
+        eventId,
+        accountId,
+        categoryIds,
+        dataOf: (names, at) => ({ ...shown(names, at), version, eventId }),
+      };
+    },
+  });
 
 /** The author an account is shown as; every account a message names is read first. */
 export function authorOf(names: Names, accountId: string): Author {

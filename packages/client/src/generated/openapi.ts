@@ -942,7 +942,7 @@ export interface components {
     HighlightChangeInput: {
       /** @description The highlight as the public reads show it right after the change (a deleted one: as it was last) */
       highlight: components['schemas']['HighlightInput'];
-      /** @description 1 when created, one more with every change of the highlight and its delete: drop a delivery older than the version you hold */
+      /** @description 1 when created, one more with every change of the highlight and its delete: deliveries are not ordered, so drop one older than the version you hold */
       version: number;
       /**
        * Format: uuid

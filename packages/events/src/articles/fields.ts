@@ -7,11 +7,11 @@ export function articleFields(limits: ContentLimits) {
   const { text, title, httpUrl, nonBlank } = contentFields(limits);
   return {
     title,
-    excerpt: text(limits.excerptMaxChars),
     body: z
       .array(text(limits.paragraphMaxChars))
       .min(1, 'must have at least one paragraph')
       .max(limits.bodyMaxParagraphs),
+    excerpt: text(limits.excerptMaxChars),
     cover: httpUrl,
     // A reference rather than content: matched ignoring case and surrounding space.
     category: nonBlank(limits.categoryMaxChars),

@@ -1,21 +1,8 @@
 import { ArticleSchema, type Article } from '@ingest/contracts';
-import { z } from 'zod';
-import { authorOf, CausedBy, type MessageType, type Names, type OutboxEntry } from '../messages.js';
+import { authorOf, changeSchemaOf, recordMessages, type Names } from '../messages.js';
 import type { ArticleRow } from './rows.js';
 
-export const ArticleChangeSchema = z
-  .object({
-    article: ArticleSchema.meta({
-      description:
-        'The article as the public reads show it right after the change (a deleted one: as it was last)',
-    }),
-    version: z.int().min(1).meta({
-      description:
-        '1 when created, one more with every change of the article and its delete: deliveries are not ordered, so drop one older than the version you hold',
-    }),
-    ...CausedBy,
-  })
-  .meta({ id: 'ArticleChange' });
+export const ArticleChangeSchema = changeSchemaOf('article', ArticleSchema, 'ArticleChange');
 
 /**
  * An article as one change left it. A run of updates applies several changes in one
@@ -43,21 +30,8 @@ const articleOf = (article: ArticleState, names: Names, at: Date): Article => ({
 });
 
 /** A message type telling of an article's change: the article as the change left it. */
-export function articleMessage<Type extends string>(
-  type: Type,
-  note: Pick<MessageType, 'version' | 'description'>,
-) {
-  return {
-    type,
-    ...note,
-    dataSchema: ArticleChangeSchema,
-    /** The change's report: `version` is its own (a delete's is one more than the article's). */
-    entry: (eventId: string, article: ArticleState, version: number): OutboxEntry => ({
-      type,
-      eventId,
-      accountId: article.accountId,
-      categoryIds: article.categoryId === null ? [] : [article.categoryId],
-      dataOf: (names, at) => ({ article: articleOf(article, names, at), version, eventId }),
-    }),
-  };
-}
+export const articleMessage = recordMessages(ArticleChangeSchema, (article: ArticleState) => ({
+  accountId: article.accountId,
+  categoryIds: article.categoryId === null ? [] : [article.categoryId],
+  shown: (names, at) => ({ article: articleOf(article, names, at) }),
+}));

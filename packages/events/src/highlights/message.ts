@@ -1,21 +1,12 @@
 import { HighlightSchema, type Highlight } from '@ingest/contracts';
 import type { Prisma } from '@ingest/db';
-import { z } from 'zod';
-import { authorOf, CausedBy, type MessageType, type Names, type OutboxEntry } from '../messages.js';
+import { authorOf, changeSchemaOf, recordMessages, type Names } from '../messages.js';
 
-export const HighlightChangeSchema = z
-  .object({
-    highlight: HighlightSchema.meta({
-      description:
-        'The highlight as the public reads show it right after the change (a deleted one: as it was last)',
-    }),
-    version: z.int().min(1).meta({
-      description:
-        '1 when created, one more with every change of the highlight and its delete: drop a delivery older than the version you hold',
-    }),
-    ...CausedBy,
-  })
-  .meta({ id: 'HighlightChange' });
+export const HighlightChangeSchema = changeSchemaOf(
+  'highlight',
+  HighlightSchema,
+  'HighlightChange',
+);
 
 /** A highlight as a change left it, with the article it links to (a slug, a title). */
 export type HighlightState = Prisma.HighlightGetPayload<{
@@ -39,21 +30,11 @@ const highlightOf = (highlight: HighlightState, names: Names): Highlight => ({
 });
 
 /** A message type telling of a highlight's change: the highlight as the change left it. */
-export function highlightMessage<Type extends string>(
-  type: Type,
-  note: Pick<MessageType, 'version' | 'description'>,
-) {
-  return {
-    type,
-    ...note,
-    dataSchema: HighlightChangeSchema,
-    /** The change's report: `version` is its own (a delete's is one more than the highlight's). */
-    entry: (eventId: string, highlight: HighlightState, version: number): OutboxEntry => ({
-      type,
-      eventId,
-      accountId: highlight.accountId,
-      categoryIds: [],
-      dataOf: (names) => ({ highlight: highlightOf(highlight, names), version, eventId }),
-    }),
-  };
-}
+export const highlightMessage = recordMessages(
+  HighlightChangeSchema,
+  (highlight: HighlightState) => ({
+    accountId: highlight.accountId,
+    categoryIds: [],
+    shown: (names) => ({ highlight: highlightOf(highlight, names) }),
+  }),
+);
