@@ -4697,7 +4697,7 @@ export interface operations {
         'idempotency-key'?: string;
         /** @description `wait=N`: wait up to N seconds (at most 30) for the outcome */
         prefer?: string;
-        /** @description Standard Webhooks request signature, with webhook-timestamp and webhook-signature: a unique id of the call (1-255 printable ASCII). Checked whenever sent; required when the key has requireSignature. A signed call's webhook-id is its Idempotency-Key */
+        /** @description Standard Webhooks request signature, with webhook-timestamp and webhook-signature: a unique id of the call (1-255 printable ASCII). Checked whenever sent; required when the key has requireSignature. It keys a signed call: a single publish's Idempotency-Key is its webhook-id, a batch's event without an idempotencyKey is keyed `<webhook-id>:<place>` */
         'webhook-id'?: string;
         /** @description Seconds since the epoch when the call was signed; within 5 minutes of the server time */
         'webhook-timestamp'?: string;
@@ -5003,9 +5003,11 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description Standard Webhooks request signature over the whole body, as on a single publish; required when the key has requireSignature */
+        /** @description Standard Webhooks request signature, with webhook-timestamp and webhook-signature: a unique id of the call (1-255 printable ASCII). Checked whenever sent; required when the key has requireSignature. It keys a signed call: a single publish's Idempotency-Key is its webhook-id, a batch's event without an idempotencyKey is keyed `<webhook-id>:<place>` */
         'webhook-id'?: string;
+        /** @description Seconds since the epoch when the call was signed; within 5 minutes of the server time */
         'webhook-timestamp'?: string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the key's signing secret>`; several, space-separated, while a sender rotates */
         'webhook-signature'?: string;
         /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
         'x-request-id'?: string;

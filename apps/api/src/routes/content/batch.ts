@@ -3,11 +3,10 @@ import { BatchResultSchema, type BatchItemResult } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps.js';
-import { principalOf } from '../../plugins/authentication.js';
 import { HEADERS, json, problems } from '../../plugins/openapi-responses.js';
 import { eventCountOf } from '../../publish/call-items.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../publish/idempotency.js';
 import { publishCall, type Answer } from '../../publish/publish-call.js';
+import { callOf, SIGNATURE_HEADERS } from './publish-request.js';
 import type { contentQuotaHooks } from './quota-hooks.js';
 
 type App = Parameters<FastifyPluginAsyncZod>[0];
@@ -45,12 +44,7 @@ export function batchRoute(
         tags: ['content'],
         security: [{ apiKeyAuth: [] }],
         headers: z.looseObject({
-          'webhook-id': z.string().optional().meta({
-            description:
-              'Standard Webhooks request signature over the whole body, as on a single publish; required when the key has requireSignature',
-          }),
-          'webhook-timestamp': z.string().optional(),
-          'webhook-signature': z.string().optional(),
+          ...SIGNATURE_HEADERS,
         }),
         body: batchRequestSchema(batchMaxEvents),
         response: {
@@ -62,28 +56,17 @@ export function batchRoute(
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
-      if (principal.via !== 'apiKey' || request.keySigning === null) {
-        throw new Error('route is missing requireApiKey');
-      }
       const taken = await quota.take(request, reply, eventCountOf(request.body, batchMaxEvents));
       if (taken === undefined) return reply; // refused: answered already
-      const answers = await publishCall(deps, {
-        principal,
-        requestId: request.id,
-        signature: {
-          headers: request.headers,
-          rawBody: request.rawBody,
-          signing: request.keySigning,
-        },
-        body: request.body,
-        batch: true,
-        idempotencyKeyHeader: request.headers[IDEMPOTENCY_KEY_HEADER] as
-          string | string[] | undefined,
-        notifyOnFinish: false,
-        granted: taken.granted,
-        retryAfterSeconds: taken.resetSeconds,
-      });
+      const answers = await publishCall(
+        deps,
+        callOf(request, {
+          batch: true,
+          notifyOnFinish: false,
+          granted: taken.granted,
+          retryAfterSeconds: taken.resetSeconds,
+        }),
+      );
       const results = answers.map(resultOf);
       if (taken.granted < results.length) reply.header('retry-after', taken.resetSeconds);
       return reply.code(200).send({ results });

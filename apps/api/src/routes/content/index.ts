@@ -17,13 +17,13 @@ import { requireScope } from '../../access/principal.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { releaseAdmission } from '../../plugins/admission.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
-import { IDEMPOTENCY_KEY_HEADER } from '../../publish/idempotency.js';
 import { awaitOutcome, throwUnlessSucceeded } from '../../publish/outcome.js';
 import { preferredWaitSeconds } from '../../publish/prefer-wait.js';
 import { publishCall, rejectedEventId, withReceipt } from '../../publish/publish-call.js';
 import { getReceipt, listReceipts } from '../../services/receipts.js';
 import { HEADERS, json, problem, problems } from '../../plugins/openapi-responses.js';
 import { batchRoute } from './batch.js';
+import { callOf, SIGNATURE_HEADERS } from './publish-request.js';
 import { contentQuotaHooks } from './quota-hooks.js';
 
 const READ_SCOPES = [READ_RECEIPTS_SCOPE, PUBLISH_ALL_SCOPE];
@@ -99,18 +99,7 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
           prefer: z.string().optional().meta({
             description: '`wait=N`: wait up to N seconds (at most 30) for the outcome',
           }),
-          'webhook-id': z.string().optional().meta({
-            description:
-              "Standard Webhooks request signature, with webhook-timestamp and webhook-signature: a unique id of the call (1-255 printable ASCII). Checked whenever sent; required when the key has requireSignature. A signed call's webhook-id is its Idempotency-Key",
-          }),
-          'webhook-timestamp': z.string().optional().meta({
-            description:
-              'Seconds since the epoch when the call was signed; within 5 minutes of the server time',
-          }),
-          'webhook-signature': z.string().optional().meta({
-            description:
-              '`v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the key\'s signing secret>`; several, space-separated, while a sender rotates',
-          }),
+          ...SIGNATURE_HEADERS,
         }),
         body: ContentEventRequestSchema,
         response: {
@@ -131,28 +120,17 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
       },
     },
     async (request, reply) => {
-      const principal = principalOf(request);
-      if (principal.via !== 'apiKey') throw new Error('route is missing requireApiKey');
       const waitSeconds = preferredWaitSeconds(
         request.headers.prefer,
         deps.config.limits.waitMaxSeconds,
       );
-      if (request.keySigning === null) throw new Error('route is missing requireApiKey');
-      const [answer] = await publishCall(deps, {
-        principal,
-        requestId: request.id,
-        signature: {
-          headers: request.headers,
-          rawBody: request.rawBody,
-          signing: request.keySigning,
-        },
-        body: request.body,
+      const call = callOf(request, {
         batch: false,
-        idempotencyKeyHeader: request.headers[IDEMPOTENCY_KEY_HEADER],
         notifyOnFinish: waitSeconds > 0,
         granted: 1,
         retryAfterSeconds: 0,
-      }).catch((error: unknown) => {
+      });
+      const [answer] = await publishCall(deps, call).catch((error: unknown) => {
         request.eventId = rejectedEventId(error); // the access log names the rejected event
         throw error;
       });
@@ -168,7 +146,12 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
       if (waitSeconds > 0) {
         // Waiting holds a timer, not a place in the API's queue.
         releaseAdmission(request, deps.admission);
-        const receipt = await awaitOutcome(deps, principal.accountId, accepted.id, waitSeconds);
+        const receipt = await awaitOutcome(
+          deps,
+          call.principal.accountId,
+          accepted.id,
+          waitSeconds,
+        );
         if (receipt !== undefined) {
           reply.header('preference-applied', `wait=${waitSeconds}`);
           throwUnlessSucceeded(receipt);
