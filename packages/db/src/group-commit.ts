@@ -22,15 +22,13 @@ export interface GroupCommitOptions<Item, Result> {
   write: (batch: Array<Submitted<Item, Result>>) => Promise<void>;
   /**
    * Where items wait and how a batch is taken: first come first batched, by `sizeOf`, by
-   * default; the workers give lanes (@ingest/fairness), which take batches in turns by
-   * account (an item counts 1), so one account's backlog delays only its own items.
+   * default; lanes (@ingest/fairness) take batches in turns by account, an item counting 1.
    */
   waiting?: Waiting<Submitted<Item, Result>>;
   /**
    * With a `waiting` that tells small groups apart (takeSmall): one write beyond
-   * `maxInFlight` for groups with at most this many items waiting, whole (a quiet
-   * account's): while busy ones fill every other write, their items then start at once
-   * instead of waiting for one to end.
+   * `maxInFlight` for groups with at most this many items waiting, whole, so that a quiet
+   * account's items start at once while busy ones fill every other write.
    */
   expressItems?: number;
   /** With tracing on, each write runs in a span of this name, linked to its items' (batch-span.ts). */

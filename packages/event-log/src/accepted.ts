@@ -10,27 +10,25 @@ export interface QueuedEvent {
   /** The validated `data`. */
   payload: unknown;
   requestId: string;
-  /** Slugs the event is about; it takes a place in its account's line for each. */
+  /** What the event is about (a slug, a highlight); it takes a place in each such line. */
   orderKeys: string[];
   /** The caller waits for the outcome (`Prefer: wait`): announce it on finishing. */
   notifyOnFinish: boolean;
 }
 
 /**
- * Records accepted events in one statement: their rows, in the order given (which is
- * their `sequence`, the order events of a line are applied in), and their places in the
- * lines of their order keys. One array per column (the payloads' is one JSON array, which
- * PostgreSQL parses once): the statement has the same text for any number of rows, so as
- * a named statement it is parsed once per connection. Raw SQL because Prisma's
+ * Records accepted events in one statement: their rows, in the order given (their
+ * `sequence`, the order events of a line are applied in), and their places in the lines of
+ * their order keys. One array per column, so the text is the same for any number of rows
+ * and, as a named statement, is parsed once per connection. Raw SQL because Prisma's
  * `createMany` cannot return the rows' receive time.
  *
  * `lines` first takes a transaction lock on each line the events stand in, in one order
- * (no deadlock between two statements). A sequence is drawn when a row is inserted but
- * seen by others only at commit: two recordings of one line in flight at once could
- * otherwise commit in the opposite order to their sequences, and a worker that saw only
- * the later event would apply it first. Every row of the insert joins `lines`' single
- * row, which exists only once every lock is held, so no sequence is drawn before that.
- * Lines of other events never wait.
+ * (no deadlock between two statements). A sequence is drawn at insert but seen by others
+ * only at commit: two recordings of one line in flight could otherwise commit in the
+ * opposite order to their sequences, and a worker that saw only the later event would
+ * apply it first. Every inserted row joins `lines`' single row, which exists only once
+ * every lock is held, so no sequence is drawn before that. Other lines never wait.
  */
 const INSERT_ACCEPTED = `
   WITH lines AS MATERIALIZED (

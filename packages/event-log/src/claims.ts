@@ -24,7 +24,7 @@ export interface EventRow {
 export type Claim =
   /** The event is this run's: status `processing`, attempt `attempt` opened. */
   | { outcome: 'claimed'; attempt: number; row: EventRow }
-  /** An earlier event of its account about one of its slugs is not finished. */
+  /** An earlier event of one of its lines is not finished. */
   | { outcome: 'blocked' }
   /** Finished already: by another run, or in the run of an earlier event of its line. */
   | { outcome: 'finished' }
@@ -49,10 +49,10 @@ const BLOCKED = (e: string) => `EXISTS (
  * Reads the events and, for each that is first in all its lines and not finished, marks
  * it processing and opens an attempt: one statement (one round trip, one commit) for all.
  * The update joins the read, which PostgreSQL cannot prune while planning: `$2` and `$3`
- * bound its ids, so that only their partitions are planned (id-bounds.ts).
- * The attempts commit on their own, before the changes are applied, so that a worker
- * dying mid-change still leaves its attempt on the receipt. A `processing` event is
- * claimed again: its job is running again because the worker that had it died.
+ * bound its ids, so that only their partitions are planned (id-bounds.ts). The attempts
+ * commit on their own, before the changes are applied, so that a worker dying mid-change
+ * still leaves its attempt on the receipt. A `processing` event is claimed again: its job
+ * is running again because the worker that had it died.
  */
 const CLAIM_EVENTS = `
   WITH loaded AS (
@@ -84,11 +84,7 @@ const CLAIM_EVENTS = `
 
 type ClaimRow = EventRow & { status: EventStatus; blocked: boolean; attempt: number | null };
 
-/**
- * Claims the events of `eventIds` (see CLAIM_EVENTS). An id missing from the map is not
- * recorded. An unfinished event that got no attempt was finished by another run between
- * the read and the update.
- */
+/** Claims the events of `eventIds` (see CLAIM_EVENTS); an id not in the map is not recorded. */
 export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Map<string, Claim>> {
   if (eventIds.length === 0) return new Map();
   const { rows } = await on.query<ClaimRow>({
@@ -101,16 +97,14 @@ export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Ma
 
 function claimOf({ status, blocked, attempt, ...row }: ClaimRow): Claim {
   if (attempt !== null) return { outcome: 'claimed', attempt, row };
-  // Unfinished when read but not claimed: another run finished it meanwhile.
+  // Unfinished when read but not claimed: another run finished it between read and update.
   const waiting = blocked && (status === 'queued' || status === 'processing');
   return waiting ? { outcome: 'blocked' } : { outcome: 'finished' };
 }
 
 /**
- * The events of `eventIds` that are still waiting for an earlier one. A job that found
- * its event blocked parks, then asks again: if the earlier event finished in between,
- * whoever finished it may have looked for the next in line before the job was parked,
- * so the job wakes itself.
+ * The events of `eventIds` still waiting for an earlier one. A parked job asks again, since
+ * whoever finished the earlier event may have looked for the next in line before it parked.
  */
 export async function stillBlocked(on: Queryable, eventIds: string[]): Promise<Set<string>> {
   const { rows } = await on.query<{ id: string }>({

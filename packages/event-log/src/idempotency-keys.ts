@@ -11,12 +11,12 @@ export interface IdempotencyClaim {
 }
 
 /**
- * The two-integer advisory lock of an Idempotency-Key, for `pg_advisory_xact_lock` and
- * its try form, over a row source with `account_id` and `key`. Every claim of a key holds
- * it first (record-calls.ts), so a transaction that gets a key's lock knows no
- * uncommitted transaction claims that key. Two integers
- * keep these locks apart from the lines' one-bigint locks (`insertAccepted`); keys whose
- * hashes collide only share a lock, which makes one wait or go alone, never answer wrongly.
+ * The two-integer advisory lock of an Idempotency-Key, for `pg_advisory_xact_lock` and its
+ * try form, over a row source with `account_id` and `key`. Every claim of a key holds it
+ * first (record-calls.ts), so a transaction holding a key's lock knows no uncommitted
+ * transaction claims that key. Two integers keep these locks apart from the lines'
+ * one-bigint locks (`insertAccepted`); keys whose hashes collide only share a lock, which
+ * makes one wait or go alone, never answer wrongly.
  */
 export const keyLockArguments = (rows: string) => `${KEY_LOCK_SPACE}, ${keyLockHash(rows)}`;
 
@@ -43,8 +43,8 @@ export const mismatchError = () =>
 const EXPIRY_BATCH = 5_000;
 
 /**
- * Deletes up to 5,000 Idempotency-Keys older than `ttlHours`. The API already treats an
- * expired key as free; this only keeps the table small. Safe in many workers at once.
+ * Deletes up to EXPIRY_BATCH Idempotency-Keys older than `ttlHours`. The API already treats
+ * an expired key as free; this only keeps the table small. Safe in many workers at once.
  */
 export async function expireIdempotencyKeys(on: Queryable, ttlHours: number): Promise<number> {
   const { rowCount } = await on.query(

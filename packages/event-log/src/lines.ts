@@ -1,6 +1,6 @@
 import type { Queryable } from './queryable.js';
 
-/** A line: one account's events about one slug, applied one after another. */
+/** A line: one account's events about one order key (a slug), applied one after another. */
 export interface Line {
   accountId: string;
   key: string;

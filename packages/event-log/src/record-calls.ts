@@ -29,9 +29,8 @@ export interface CallRecord {
 export type Recorded = { receivedAt: Date } | { replayOf: string } | { refused: AppError };
 
 /**
- * A call's outcome: each accepted event's, in order; or `alone`, when a key of the call
- * was being claimed by another transaction at that moment and the call was not waited
- * for (recorded nothing, to be recorded again with `waitForKeys`).
+ * A call's outcome: each accepted event's, in order; or `alone`: another transaction was
+ * claiming a key of the call, so nothing was recorded (record it again with `waitForKeys`).
  */
 export type CallOutcome = { recorded: Recorded[] } | { alone: true };
 
@@ -45,11 +44,10 @@ const LOCK_NOT_AVAILABLE = '55P03';
  * statement when none has a key; otherwise one transaction that claims the keys too), and
  * the refused ones beside them in one statement; it resolves once both are committed.
  *
- * With keys, by default no lock is waited for: a call with a key another transaction is
- * claiming (a concurrent copy of it) is left `alone`, so that one call never stalls the
- * others recorded with it. With `waitForKeys` the calls (in practice one) wait for their
- * keys, in one order, and so find a concurrent copy's key taken: its event replayed (same
- * body) or refused (another); after 5 s of waiting, IDEMPOTENCY_KEY_IN_USE (409).
+ * By default no key's lock is waited for: a call whose key another transaction is claiming
+ * (a concurrent copy of it) is left `alone`, so that one call never stalls the others. With
+ * `waitForKeys` the calls (in practice one) wait for their keys (lockKeys), and so find a
+ * concurrent copy's key taken: its event replayed (same body) or refused (another).
  */
 export async function recordCalls(
   pool: pg.Pool,

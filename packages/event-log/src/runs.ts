@@ -27,11 +27,10 @@ type FollowerRow = EventRow & { headId: string; place: string | null; status: st
 const FOLLOWERS_FROM_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Inside the transaction that will apply them: locks the heads that are still this
- * worker's to apply (still `processing`: another run may have finished one meanwhile) and
- * finds each one's run, the events right behind it in its line that can be applied after
- * it in the same transaction. Heads are locked in id order, so two transactions locking
- * overlapping sets cannot deadlock each other.
+ * Inside the transaction that will apply them: locks the heads still this worker's to apply
+ * (still `processing`: another run may have finished one meanwhile), in id order so that
+ * two transactions locking overlapping sets cannot deadlock, and finds each one's run: the
+ * events right behind it in its line, to be applied after it in the same transaction.
  *
  * A run follows a head with a single order key, and takes the queued events behind it in
  * that line, in order, up to the first that stands in another line too (a rename, which

@@ -1,11 +1,10 @@
 import { AppError } from '@ingest/contracts';
 
 /**
- * The optimistic check of `ifVersion`: VERSION_CONFLICT when the event expects a version
- * the record is not at, undefined when it may apply. `currentVersion` is the version the
- * check saw, which in a run is the one the events before it left, not the stored one. It
- * travels as an extension of the error, so that the receipt and the problem of `Prefer:
- * wait` both carry it. `record` names what was addressed: `article "hello"`.
+ * The optimistic check of `ifVersion`: VERSION_CONFLICT when the record is not at the
+ * version the event expects. `currentVersion` is the version the check saw (in a run, the
+ * one the events before left, not the stored one), an extension of the error so that the
+ * receipt and the problem of `Prefer: wait` both carry it. `record`: `article "hello"`.
  */
 export function versionConflict(
   record: string,

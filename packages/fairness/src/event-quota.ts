@@ -15,24 +15,18 @@ export interface Taken {
 }
 
 export interface EventQuota {
-  /**
-   * Takes up to `count` events from the account's quota: a single publish takes one, a
-   * batch one per event. Those refused are given back, so they do not count.
-   */
+  /** Takes up to `count` events from the account's quota; those refused are given back. */
   take(accountId: string, limit: number, count: number): Promise<Taken>;
   /** How many are left, without taking any. */
   peek(accountId: string, limit: number): Promise<Taken>;
 }
 
 /**
- * The per-account content rate limit, in Redis so that it holds across API instances.
- * @fastify/rate-limit, which the other limits use, counts one per request; a batch must
- * count its events, so this one is rate-limiter-flexible's fixed window, which can take
- * many points at once. Both publishing routes share it: a batch of 100 costs what 100
- * single publishes do.
- *
- * Like the other limiters it fails open: when Redis cannot answer, every event is granted
- * (PostgreSQL still records each one).
+ * The per-account content rate limit, in Redis so that it holds across API instances. Both
+ * publishing routes share it, and a batch counts each of its events: hence
+ * rate-limiter-flexible's fixed window, which takes many points at once, rather than
+ * @fastify/rate-limit (one a request). Like the other limiters it fails open: when Redis
+ * cannot answer, every event is granted (PostgreSQL still records each one).
  */
 export function createEventQuota(redis: Redis | Cluster, keyPrefix: string): EventQuota {
   const counter = new RateLimiterRedis({

@@ -110,10 +110,7 @@ end
 return shift`,
 };
 
-/**
- * KEYS: prioritized zset, fair state hash. Forgets accounts whose tag is not ahead of V:
- * their next job would start at V anyway.
- */
+/** KEYS: prioritized zset, fair state hash. Returns how many tags it forgot. */
 const PRUNE: QueueScript = {
   name: 'ingestFairPrune',
   numberOfKeys: 2,
@@ -148,10 +145,8 @@ export async function fairPriorities(queue: Queue, jobs: FairJob[]): Promise<num
 }
 
 /**
- * Keeps levels within BullMQ's range: once the head passes REBASE_LEVEL (after about a
- * million levels: 8 million events of one account at weight 1), every level moves down by
- * the head's, in one script. Its cost is one write per job in Redis; it is due about once
- * a day at thousands of events a second. Returns the shift (0 when none was due).
+ * Keeps levels within BullMQ's range: once the head passes `dueLevel`, shifts every level
+ * down by the head's (one write per job, but rarely due). Returns the shift (0: none was due).
  */
 export async function rebaseFairOrder(queue: Queue, dueLevel = REBASE_LEVEL): Promise<number> {
   return runScript<number>(queue, REBASE, [
@@ -164,7 +159,7 @@ export async function rebaseFairOrder(queue: Queue, dueLevel = REBASE_LEVEL): Pr
   ]);
 }
 
-/** Forgets the tags of accounts with nothing ahead of the head; returns how many. */
+/** Forgets the tags of accounts not ahead of V (their next job starts at V anyway). */
 export async function pruneFairOrder(queue: Queue): Promise<number> {
   return runScript<number>(queue, PRUNE, [queue.keys.prioritized!, stateKey(queue)]);
 }

@@ -1,11 +1,10 @@
 /**
- * A group commit's waiting list (its `waiting` option) that keeps items by lane (an
- * account) and takes batches in turns: each batch is the next lane's items, first come
- * first; when that lane has fewer than a batch, lanes whose items all fit in the room left
- * join it whole. A lane with a handful waiting thus goes in the next batch to start, alone
- * or with other small ones, never behind a busy lane's backlog nor inside one of its large
- * batches (whose transaction takes longer); a busy lane still gets full batches, one each
- * turn.
+ * A group commit's waiting list (its `waiting` option) that keeps items by lane (an account)
+ * and takes batches in turns: each batch is the next lane's items, first come first; when
+ * that lane has fewer than a batch, lanes whose items all fit in the room left join it whole.
+ * A lane with a handful waiting thus goes in the next batch to start, never behind a busy
+ * lane's backlog nor inside one of its large batches (whose transaction takes longer); a
+ * busy lane still gets full batches, one each turn.
  */
 export function lanes<Entry>(laneOf: (entry: Entry) => string) {
   // Insertion order is the order of turns: a lane that still has items after its turn

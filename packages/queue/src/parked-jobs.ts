@@ -12,11 +12,10 @@ export interface JobRef {
 }
 
 /**
- * Moves these jobs from `delayed` (where a job waiting for an earlier event of its line,
- * or for a slot of its account's cap, parks) to its queue, so that they run now rather
- * than when their safety-net delay ends. A job in any other state, or none, is left as it
- * is: it is already due to run, or running. One script call a job, sent together; the
- * promotion needs the job's id only, so no job is read first. Returns how many moved.
+ * Moves these jobs from `delayed` (where a job parks behind an earlier event of its line, or
+ * for a slot of its account's cap) to its queue, so that they run now rather than when their
+ * safety-net delay ends; a job in any other state, or none, is already due or running, and
+ * is left as it is. Promoting needs only the id, so no job is read first. Returns how many moved.
  */
 export async function promoteJobs(queue: Queue, jobIds: string[]): Promise<number> {
   const outcomes = await Promise.allSettled(

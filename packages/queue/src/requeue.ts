@@ -19,16 +19,14 @@ interface JobLookup {
 }
 
 /**
- * Puts a job back in its queue whatever BullMQ did with it: adds it when Redis has no
- * such job (lost, expired, never queued), retries it when BullMQ had finished with it
- * (failed for good, or completed), and leaves it when it is already waiting or running.
- * Adding a job id that exists in any state is silently ignored by BullMQ, so the state
- * has to be looked at first. Safe to run concurrently: a second retry of the same job
- * fails harmlessly.
+ * Puts a job back in its queue whatever BullMQ did with it: adds it when Redis has no such
+ * job (lost, expired, never queued), retries it when BullMQ had finished with it (failed for
+ * good, or completed), and leaves it when it is already waiting or running. BullMQ silently
+ * ignores adding a job id that exists in any state, so the state is looked at first. Safe to
+ * run concurrently: a second retry of the same job fails harmlessly.
  *
- * `stillUnfinished` re-reads the record the job is about when BullMQ says it is done with
- * the job: a caller that found the record unfinished a moment ago may be looking at a job
- * a worker has just completed, and retrying that would only run it again for nothing.
+ * `stillUnfinished` re-reads the job's record when BullMQ is done with the job: a worker may
+ * have just completed it, and retrying it would only run it again for nothing.
  */
 export async function requeueJob(
   queue: JobLookup,

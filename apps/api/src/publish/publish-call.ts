@@ -47,12 +47,10 @@ export type Answer =
   { accepted: AcceptedEvent; replayed: boolean } | { refused: AppError; id?: string };
 
 /**
- * The publish path, one call at a time, in the specification's order: the rest of key
- * validation (the call's signature) and the call's shape, then each event on its own:
- * scope, validation, a WebhookLog row (`queued`, or `rejected` with its error) and its
- * job. A single publish is a call of one event. A call refused as a whole is one
- * rejected event, thrown with its id; otherwise each event is answered in order.
- * Accepted events are recorded together, in the call's order, before any answer.
+ * The publish path, one call at a time, in the specification's order: the call's signature
+ * and shape (checkCall), then each event on its own: scope, validation, a WebhookLog row
+ * (`queued`, or `rejected` with its error) and its job. A single publish is a call of one
+ * event. Accepted events are recorded together, in the call's order, before any answer.
  */
 export async function publishCall(deps: Deps, call: Call): Promise<Answer[]> {
   const items = await checkCall(deps, call);

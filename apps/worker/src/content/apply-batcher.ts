@@ -74,9 +74,9 @@ const MAX_HEADS_PER_TRANSACTION = 32;
 /** Accounts with this many heads waiting, or fewer, may go in the spare transaction. */
 const EXPRESS_HEADS = 4;
 /**
- * How long one transaction may take in all. Prisma's default of 5 s leaves little room for
- * one of up to 256 events that may wait on row locks (a head's, a new category's) under
- * load; each statement stays bounded by the database's statement timeout.
+ * How long one transaction may take in all: Prisma's 5 s default is too short for up to
+ * MAX_EVENTS_PER_TRANSACTION events waiting on row locks (a head's, a new category's) under
+ * load. Each statement stays bounded by the database's statement timeout.
  */
 const TRANSACTION_TIMEOUT_MS = MINUTE_MS;
 
@@ -84,23 +84,17 @@ const TRANSACTION_TIMEOUT_MS = MINUTE_MS;
  * Group commit for the worker, along lines and across them. Heads claimed together are
  * about different lines and share one transaction: one lock statement, the changes, one
  * statement recording every outcome, one commit. A head with a single order key also
- * brings its run: the queued events right behind it in its line, applied after it in the
- * same transaction, so that a burst about one slug goes at the speed of a transaction,
- * not of a job each. Changes go in rounds (every head, then every run's first follower,
- * ...): inside a round no two events share a line, so a round applies creates in one
- * INSERT, and line order holds across rounds.
+ * brings its run (the queued events right behind it in its line), so that a burst about
+ * one slug goes at the speed of a transaction, not of a job each. Changes go in rounds
+ * (roundsOf): a round applies creates in one INSERT, and line order holds.
  *
  * A change that fails for a reason of its own (not found, slug taken) changes nothing and
  * is recorded as failed in the same commit: a failure costs what a success does. Only a
- * change that throws rolls the transaction back. A follower that threw ends its run: the
- * run is applied up to it, and it becomes the head of its line, claimed by its own job,
- * so it fails (or is retried) exactly as it would alone. A head that threw is applied
- * alone, its own job records the failure, and the others go together again (settleBatch
- * in apply-plan.ts).
+ * change that throws rolls the transaction back; settleBatch then tries again in parts, so
+ * that the event that threw fails (or is retried) exactly as it would alone.
  *
  * Each applied change that an endpoint subscribes to leaves a message and its deliveries
- * in the same transaction (the outbox of outgoing webhooks); they are queued once it has
- * committed.
+ * in the same transaction (the outbox of outgoing webhooks), queued once it has committed.
  */
 export function createApplyBatcher(
   deps: Pick<WorkerDeps, 'db' | 'config' | 'logger' | 'categoryCache' | 'deliveryQueue'>,
@@ -112,9 +106,7 @@ export function createApplyBatcher(
     maxInFlight: Math.max(1, Math.floor(deps.config.database.poolSize / 2)),
     maxBatch: MAX_HEADS_PER_TRANSACTION,
     spanName: 'event_log.apply_transaction',
-    // Transactions in turns by account: a quiet account's event goes in the next one to
-    // start, not behind (or inside) a busy account's backlog; and while busy accounts
-    // hold every transaction, a spare one takes accounts with a few heads at once.
+    // Transactions in turns by account: a quiet account never waits behind a busy one's backlog.
     waiting: lanes(({ item }) => item.row.accountId),
     expressItems: EXPRESS_HEADS,
     write: (batch) => settleBatch(batch, (heads, caps) => applyAndWake(context, heads, caps)),

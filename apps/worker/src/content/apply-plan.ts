@@ -14,7 +14,6 @@ export const MAX_EVENTS_PER_TRANSACTION = 256;
 /** Per head id, how many followers its run may take (lowered after a follower failed). */
 export type RunCaps = ReadonlyMap<string, number>;
 
-/** What the plan needs to know of a head or a follower: its event's id. */
 interface Keyed {
   row: { id: string };
 }
@@ -75,9 +74,8 @@ export function stepsFailed(steps: Step[], reason: unknown): ChangeFailed {
 }
 
 /**
- * The heads once each. A second run of an event in the batch (a stalled job taken again
- * while its first run waited) is left out: the first is applied, as settleBatch answers
- * the first.
+ * The heads once each: a second run of an event in the batch (a stalled job taken again
+ * while its first run waited) is left out, as settleBatch answers only the first.
  */
 export const uniqueHeads = <Head extends Keyed>(heads: Head[]): Head[] =>
   heads.filter((head, index) => heads.findIndex((other) => other.row.id === head.row.id) === index);

@@ -4,7 +4,7 @@ import { lanes } from '@ingest/fairness';
 import type { WorkerDeps } from '../deps.js';
 
 export interface ClaimBatcher {
-  /** Claims the event for this run (see claimEvents); its account's, when the job says. */
+  /** Claims the event for this run (see claimEvents); `accountId` picks its turn. */
   claim(eventId: string, accountId: string): Promise<Claim>;
   /** Whether the event still waits for an earlier one of its lines (see stillBlocked). */
   stillBlocked(eventId: string): Promise<boolean>;
@@ -18,17 +18,15 @@ const MAX_STATEMENTS = 2;
 const EXPRESS_IDS = 8;
 
 /**
- * Group commit for claims (and for the question a parked job asks): jobs that start
- * together are claimed in one statement, which saves a round trip and a commit (a WAL
- * flush) per job.
+ * Group commit for claims (and for the question a parked job asks): jobs that start together
+ * are claimed in one statement, saving a round trip and a commit (a WAL flush) per job.
  */
 export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
   const claims = createGroupCommit<{ eventId: string; accountId: string }, Claim>({
     maxInFlight: MAX_STATEMENTS,
     maxBatch: MAX_IDS_PER_STATEMENT,
     spanName: 'event_log.claim',
-    // In turns by account, as the transactions: a quiet account's claim goes in the next
-    // statement, not behind a busy account's hundreds of jobs.
+    // In turns by account: a quiet account's claim never waits behind a busy one's jobs.
     waiting: lanes(({ item }) => item.accountId),
     expressItems: EXPRESS_IDS,
     async write(batch) {

@@ -153,11 +153,10 @@ async function runEventJob(
 }
 
 /**
- * Parks the job until the earlier event of its line finishes. The safety net is a delay
- * of WORKER_LOCK_DURATION_MS: if whoever should wake it dies first, it wakes itself. After
- * parking it asks again whether it still waits: the earlier event may have finished in
- * between, and its finisher may have looked for the next in line before this job was
- * parked, so it would not have been woken.
+ * Parks the job until the earlier event of its line finishes; if whoever should wake it dies
+ * first, it wakes itself after WORKER_LOCK_DURATION_MS. Then it asks again whether it still
+ * waits: the earlier event may have finished in between, its finisher looking for the next
+ * in line before this job was parked, so it would not have been woken.
  */
 async function park(
   deps: WorkerDeps,

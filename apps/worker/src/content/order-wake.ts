@@ -4,10 +4,10 @@ import type { WorkerDeps } from '../deps.js';
 
 export interface Waker {
   /**
-   * After a commit that finished events (applied, or failed for good): wakes the first
-   * queued event of each of their lines, and the jobs of events that were applied in an
-   * earlier event's run, so that those end now rather than when their park runs out. Not
-   * awaited by the job that finished them: its own outcome does not depend on it.
+   * After a commit that finished events (applied, or failed for good): wakes the first queued
+   * event of each of their lines, and the jobs of events applied in an earlier event's run,
+   * so that those end now rather than when their park runs out. Not awaited: the finishing
+   * job's outcome does not depend on it.
    */
   wake(lines: Line[], appliedInRuns?: JobRef[]): void;
   /** Resolves once the wakes under way are done (for shutdown). */
@@ -15,11 +15,10 @@ export interface Waker {
 }
 
 /**
- * Successors start when their predecessor finishes: a job that found an earlier event of
- * its line unfinished parked in BullMQ's delayed set (for WORKER_LOCK_DURATION_MS, its
- * safety net), and is promoted from here, right after the commit that let it through. If
- * this process dies between that commit and the promotion, nothing is lost: the parked
- * job wakes itself when its delay ends.
+ * Successors start when their predecessor finishes: a job parked behind an earlier event of
+ * its line is promoted from here, right after the commit that let it through. If this
+ * process dies in between, nothing is lost: the parked job wakes itself when its safety-net
+ * delay (WORKER_LOCK_DURATION_MS) ends.
  */
 export function createWaker(deps: Pick<WorkerDeps, 'db' | 'queues' | 'logger'>): Waker {
   const underWay = new Set<Promise<void>>();

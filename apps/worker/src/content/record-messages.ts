@@ -15,14 +15,11 @@ export interface RecordedDelivery {
 }
 
 /**
- * The outbox of outgoing webhooks: one message for each change that an enabled endpoint
- * of its account subscribes to, and one pending delivery for each such endpoint, written
- * in the transaction that applied the changes. A change that rolls back takes its message
- * with it; a committed one cannot lose it. Returns the deliveries' ids, to queue once the
- * transaction has committed.
- *
- * An account without endpoints costs one indexed read per transaction, whatever the
- * number of changes in it.
+ * The outbox of outgoing webhooks: one message for each change that an enabled endpoint of
+ * its account subscribes to, and one pending delivery for each such endpoint, written in the
+ * transaction that applied the changes. A change that rolls back takes its message with it;
+ * a committed one cannot lose it. Returns the deliveries' ids, to queue once the transaction
+ * has committed. An account without endpoints costs one indexed read per transaction.
  */
 export async function recordMessages(
   tx: Tx,

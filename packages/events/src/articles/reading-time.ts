@@ -1,6 +1,6 @@
 const WORDS_PER_MINUTE = 200;
 
-/** Minutes to read `paragraphs` at about 200 words a minute; at least 1. */
+/** Minutes to read `paragraphs` at WORDS_PER_MINUTE; at least 1. */
 export function readingMinutes(
   paragraphs: readonly string[],
   max = Number.MAX_SAFE_INTEGER,

@@ -22,11 +22,10 @@ export async function insertWithFreeSlug(
 
 /**
  * The smallest n whose `slugWithSuffix(base, n)` no article holds, in one round trip: the
- * recursion looks up `base`, then `base-2`, `base-3`, ... in the slug's unique index and
- * stops at the first miss. So a create costs one index lookup per article already
- * holding its title's slug, whatever the number of articles: a search of `base-%` would
- * read every slug that merely starts like it (and a btree serves LIKE only under the C
- * collation: any other makes it a scan of the whole table).
+ * recursion probes `base`, `base-2`, ... in the slug's unique index up to the first miss,
+ * so a create costs one index lookup per article holding its title's slug. A search of
+ * `base-%` would read every slug that merely starts like it, and under any collation but C
+ * scan the whole table.
  */
 async function firstFreeSuffix(tx: Tx, base: string): Promise<number> {
   const rows = await tx.$queryRaw<Array<{ n: number }>>`

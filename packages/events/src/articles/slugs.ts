@@ -5,9 +5,9 @@ import slugify from '@sindresorhus/slugify';
 export const FALLBACK_SLUG = 'article';
 
 /**
- * The slug an article gets from its title: diacritics transliterated (`Crème brûlée`
- * -> `creme-brulee`, `Größe` -> `groesse`), lower case, words joined by hyphens, at most 80 characters cut at a word
- * boundary. Without a `-N` suffix: that is chosen when the article is created.
+ * The slug an article gets from its title: diacritics transliterated (`Crème brûlée` ->
+ * `creme-brulee`, `Größe` -> `groesse`), lower case, words joined by hyphens, cut at a word
+ * boundary to DERIVED_SLUG_MAX_CHARS. The `-N` suffix is chosen when the article is created.
  */
 export function slugFromTitle(title: string): string {
   const full = slugify(title, { lowercase: true, decamelize: false });

@@ -1,6 +1,5 @@
 import { TenantQueue as AnyTenantQueue, type Waiting as AnyWaiting } from './tenant-queue.js';
 
-/** Queues and waiting requests whose answers are admissions. */
 type TenantQueue = AnyTenantQueue<Admission>;
 type Waiting = AnyWaiting<Admission>;
 
@@ -10,10 +9,7 @@ export interface AdmissionOptions {
    * places), shared fairly between tenants; 0 turns admission control off.
    */
   concurrency: number;
-  /**
-   * How long a tenant's requests may wait for a place: past it (its oldest has waited
-   * longer, or its queue would take longer to drain), its new ones are refused.
-   */
+  /** How long a tenant's requests may wait; past it (see `standing`), new ones are refused. */
   maxQueueMs: number;
 }
 
@@ -30,7 +26,10 @@ export type Slot = { readonly tenant: TenantQueue; readonly cost: number } | nul
 
 export type Refused = {
   admitted: false;
-  /** over_share: the tenant holds more than its share (429); overloaded: no more (503). */
+  /**
+   * over_share (429): the tenant holds more than its share and is the one to slow down;
+   * overloaded (503): it holds no more, and the API is full for everyone.
+   */
   reason: 'over_share' | 'overloaded';
   retryAfterSeconds: number;
   /** The places each tenant may hold now; the tenant held `held` of them. */
@@ -49,7 +48,7 @@ export interface Queued {
 }
 
 export interface AdmissionState {
-  /** Requests being worked on, and waiting for a place. */
+  /** Places held by requests in service; requests waiting for a place. */
   inService: number;
   waiting: number;
   /** Tenants with a request in service or waiting. */
@@ -87,26 +86,19 @@ const SWEEP_MS = 1_000;
 const ADMITTED_UNTRACKED: Admission = { admitted: true, slot: null };
 
 /**
- * Admission control that does not collapse: a fair scheduler in front of the API's work.
+ * Admission control: a fair scheduler in front of the API's work.
  *
- * The API works on at most `concurrency` places at once (beyond that it would only queue
- * in the database pool and the accept batcher, where every tenant waits behind every
- * other). A request that finds the API full waits for a place in its tenant's own queue,
- * before its body is read. A tenant holding less than its share (the places, in
- * proportion to its weight among the tenants with work) is admitted at once, so a quiet
- * tenant never waits behind a busy one; places that free go to the tenant that freed
- * them while it is under its share, then round the waiting tenants in turn. A client
- * polling in a closed loop is thereby slowed to its share, never refused: refusing it
- * would only make it ask again at once and turn the API's work into refusals (what
- * collapsed before).
+ * The API works on at most `concurrency` places at once; beyond that, work only queues in
+ * the database pool and the accept batcher, where every tenant waits behind every other.
+ * A request that finds the API full waits, before its body is read, in its tenant's own
+ * queue. A tenant under its share (the places, in proportion to its weight among the
+ * tenants with work) is admitted at once, so a quiet tenant never waits behind a busy one.
+ * A client polling in a closed loop is thus slowed to its share, never refused: refusing
+ * it would make it ask again at once and turn the API's work into refusals.
  *
- * A tenant is refused only when its own queue stands: its oldest has waited `maxQueueMs`,
- * or at its pace the queue would take longer than that to drain. Its arrivals then
- * outrun its share of what the API completes, as open-loop load past capacity does. The
- * answer costs a map lookup and a small body: 429 when the tenant holds more than its
- * share, 503 when it does not and the API is full for everyone. An account's keys and
- * tokens are one tenant, so more keys buy no more share; callers without an account
- * count by address.
+ * A tenant is refused only when its own queue stands (see `standing`), that is when its
+ * arrivals outrun its share of what the API completes; the refusal costs a map lookup. An
+ * account's keys and tokens are one tenant, so more keys buy no more share.
  *
  * Hand-written: the Node libraries at hand shed on event-loop utilisation or a fixed
  * concurrency limit, and none queues or refuses by tenant.
@@ -157,7 +149,6 @@ export function createFairAdmission(
     return { admitted: true, slot: { tenant, cost } };
   }
 
-  /** Starts the oldest waiting request of `tenant`, if any. */
   function startOldest(tenant: TenantQueue, now: number): void {
     const next = tenant.takeOldest();
     if (next === undefined) return;
@@ -165,7 +156,7 @@ export function createFairAdmission(
     next.settle(start(tenant, next.cost, now));
   }
 
-  /** Hands free places to waiting tenants: the one that freed them while under its share, then in turns. */
+  /** Free places go to the tenant that freed them while under its share, then round the others. */
   function dispatch(finished: TenantQueue, now: number): void {
     if (finished.inService < shareOf(finished)) startOldest(finished, now);
     while (inService < concurrency && rotation.length > 0) {
@@ -191,13 +182,10 @@ export function createFairAdmission(
 
   function refuse(tenant: TenantQueue, now: number, oldest: Waiting): Refused {
     const fair = shareOf(tenant);
-    // How long the tenant's queue takes to drain at its pace, and at least how long its
-    // oldest request has already stood.
+    // Retry after the queue drains at the tenant's pace, or its oldest's wait if that is longer.
     const seconds = Math.max(tenant.drainMsAt(now), now - oldest.since) / 1000;
     return {
       admitted: false,
-      // Holding more than its share, it is the one to slow down (429); holding no more,
-      // the API is simply full for everyone (503).
       reason: tenant.inService > fair ? 'over_share' : 'overloaded',
       retryAfterSeconds: Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(seconds))),
       share: fair,
@@ -231,11 +219,7 @@ export function createFairAdmission(
     };
   }
 
-  /**
-   * Once a second: requests that waited past QUEUE_TIMEOUT_MS (the API stalled) are
-   * refused as overloaded; tenants with nothing left waiting leave the turns; tenants
-   * idle for IDLE_FORGET_MS are forgotten.
-   */
+  /** Refuses requests waiting past QUEUE_TIMEOUT_MS (the API stalled); forgets idle tenants. */
   function sweep(now: number): void {
     for (const tenant of rotation) {
       for (let next = tenant.oldest(); next !== undefined; next = tenant.oldest()) {

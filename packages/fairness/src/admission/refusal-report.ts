@@ -25,10 +25,9 @@ export interface RefusalReportOptions {
 }
 
 /**
- * Refusals are counted, not logged one by one: a refusal must cost next to nothing, and a
- * line per refused request (with a stack trace, as every 503 once had) made the refusing
- * itself the API's heaviest work. The first refusal after a quiet spell is written at
- * once; after that, one line an interval sums up the refusals since the last, by reason.
+ * Refusals are counted, not logged one by one: a refusal must cost next to nothing, and a line
+ * per refused request makes refusing the API's heaviest work. The first refusal after a quiet
+ * spell is written at once; then one line an interval sums up the refusals since, by reason.
  */
 export function createRefusalReport(options: RefusalReportOptions): RefusalReport {
   const counts = new Map<RefusalReason, number>();

@@ -11,9 +11,8 @@ export interface JobPolicy {
 }
 
 /**
- * Options of every content job. The job id is the event id: adding an event twice
- * queues it once. The priority is its place in the fair order (@ingest/fairness).
- * Attempts back off exponentially (backoffMs, 2x, 4x, ...). Finished jobs are dropped from
+ * Options of every content job. The job id is the event id: adding an event twice queues it
+ * once. The priority is its place in the fair order (@ingest/fairness). Finished jobs leave
  * Redis after a while: the event log is the source of truth, Redis only holds work in flight.
  */
 export function contentJobOptions(

@@ -51,9 +51,8 @@ export const contentRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (ap
   const weighted = (perMinute: number) => (request: FastifyRequest) =>
     perMinute *
     (request.principal === null ? 1 : deps.shares.shareOf(request.principal.accountId).weight);
-  // Receipts are read by the account, however it authenticates: a bot polling in a tight
-  // loop would otherwise take a whole core of the API (and with it, of a small machine)
-  // from everyone else, admission control or not.
+  // Limited by account, however it authenticates: a client polling in a tight loop would
+  // otherwise take the API's CPU from everyone else, admission control or not.
   const receiptRateLimit = rateLimitHook(app, [
     {
       name: 'receipts-account',

@@ -3,11 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../../deps.js';
 
 /**
- * The per-account content rate limit on the publishing routes, counted in events: per
- * account, whichever of its keys sends (more keys buy no more events; its weight, set by
- * an operator, does). A single publish takes its one event before its body is read; a
- * batch is refused there only when nothing is left, and takes its events once they are
- * counted.
+ * The per-account content rate limit on the publishing routes, counted in events, whichever
+ * of the account's keys sends (more keys buy no more events; its weight, set by an operator,
+ * does). A single publish takes its event before its body is read; a batch is refused there
+ * only when nothing is left, and takes its events once they are counted.
  */
 export function contentQuotaHooks(app: FastifyInstance, deps: ApiDeps) {
   const quota = createEventQuota(deps.redis, deps.config.redis.keyPrefix);
