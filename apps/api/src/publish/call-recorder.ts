@@ -89,8 +89,9 @@ function splitRepeatedKeys(batch: Waiting[]) {
 }
 
 /**
- * Writes calls together. The database being away fails them all (each answers 503); any
- * other error is one call's, so they are recorded alone to find whose.
+ * Writes calls together. A failure of the database (away, timed out, a conflict) fails
+ * them all (each answers 503, to be retried); any other error is one call's, so they are
+ * recorded alone to find whose.
  */
 async function writeTogether(
   deps: Deps,

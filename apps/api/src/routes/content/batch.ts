@@ -27,8 +27,8 @@ export function batchRoute(
     '/batch',
     {
       bodyLimit: batchBodyBytes,
-      // A batch holds a database connection for its own transaction, like most requests:
-      // the default places in admission control, not one per event.
+      // A batch holds the default places in admission control, not one per event: checking
+      // up to a thousand events costs more than a publish, though their write is shared.
       onRequest: app.requireApiKey,
       preParsing: async (request, reply, payload) => {
         await quota.refuseWhenSpent(request, reply);
