@@ -117,10 +117,9 @@ async function lockKeys(client: Queryable, keyed: Keyed[]): Promise<void> {
 
 /**
  * Claims the keys of the calls whose every key's lock this transaction holds or gets now
- * (tried, never waited for), in one statement. Each call is answered `alone` (some key is
- * held elsewhere), or with each accepted event's outcome where its key settled it:
- * undefined for the events to record. A key whose lock this transaction has is claimed by
- * no uncommitted transaction, so the INSERT waits for none.
+ * (tried, never waited for), in one statement; says of each key whether its call got every
+ * lock and whether it was claimed. A key whose lock this transaction has is claimed by no
+ * uncommitted transaction, so the INSERT waits for none.
  */
 const CLAIM_KEYS = `
   WITH asked AS (
@@ -142,25 +141,26 @@ const CLAIM_KEYS = `
     RETURNING event_id
   )
   SELECT t.event_id, t.call IN (SELECT call FROM whole) AS locked,
-         c.event_id IS NOT NULL AS claimed, k.event_id AS earlier, k.request_hash AS earlier_hash
-  FROM tried t
-  LEFT JOIN claimed c USING (event_id)
-  LEFT JOIN idempotency_keys k
-    ON c.event_id IS NULL AND k.account_id = t.account_id AND k.key = t.key`;
+         c.event_id IS NOT NULL AS claimed
+  FROM tried t LEFT JOIN claimed c USING (event_id)`;
 
+/** The events already holding these keys, by account and key. */
+const EARLIER_CLAIMS = `
+  SELECT k.account_id || '/' || k.key AS owner, k.event_id, k.request_hash
+  FROM idempotency_keys k
+  JOIN unnest($1::uuid[], $2::text[]) AS a(account_id, key) USING (account_id, key)`;
+
+/**
+ * Each call `alone` (some key held elsewhere), or each accepted event's outcome where its
+ * key settled it: undefined for the events to record.
+ */
 type Settled = Array<Recorded | undefined> | 'alone';
 
 async function claimKeys(client: Queryable, calls: CallRecord[]): Promise<Settled[]> {
   const keyed = calls.flatMap((call, index) =>
     call.accepted.filter(hasKey).map((entry) => ({ entry, call: index })),
   );
-  const { rows } = await client.query<{
-    event_id: string;
-    locked: boolean;
-    claimed: boolean;
-    earlier: string | null;
-    earlier_hash: Uint8Array | null;
-  }>({
+  const { rows } = await client.query<{ event_id: string; locked: boolean; claimed: boolean }>({
     name: 'claim-idempotency-keys',
     text: CLAIM_KEYS,
     values: [
@@ -173,20 +173,50 @@ async function claimKeys(client: Queryable, calls: CallRecord[]): Promise<Settle
     ],
   });
   const claims = new Map(rows.map((row) => [row.event_id, row]));
+  // Read apart, and only for keys another event holds: a statement of its own sees the
+  // claims committed while the first ran.
+  const taken = keyed.filter(({ entry }) => {
+    const claim = claims.get(entry.queued.id);
+    return claim?.locked === true && !claim.claimed;
+  });
+  const earlier =
+    taken.length === 0
+      ? new Map<string, { event_id: string; request_hash: Uint8Array }>()
+      : await earlierClaims(
+          client,
+          taken.map(({ entry }) => entry),
+        );
   return calls.map((call): Settled => {
     const outcomes: Array<Recorded | undefined> = [];
     for (const entry of call.accepted) {
       const claim = hasKey(entry) ? claims.get(entry.queued.id) : undefined;
+      const holder = hasKey(entry) ? earlier.get(ownerOf(entry)) : undefined;
       if (!hasKey(entry) || claim?.claimed === true) outcomes.push(undefined);
-      // Held elsewhere; or claimed by a transaction that committed after this statement
-      // began, so its row is not in sight: recorded alone, which waits and sees it.
-      else if (!claim?.locked || claim.earlier === null || claim.earlier_hash === null) {
-        return 'alone';
-      } else {
-        const same = Buffer.from(claim.earlier_hash).equals(Buffer.from(entry.claim.requestHash));
-        outcomes.push(same ? { replayOf: claim.earlier } : { refused: mismatchError() });
+      // Held elsewhere, or freed (expired) since: recorded alone, which waits.
+      else if (!claim?.locked || holder === undefined) return 'alone';
+      else {
+        const same = Buffer.from(holder.request_hash).equals(Buffer.from(entry.claim.requestHash));
+        outcomes.push(same ? { replayOf: holder.event_id } : { refused: mismatchError() });
       }
     }
     return outcomes;
   });
+}
+
+const ownerOf = (entry: Keyed) => `${entry.queued.accountId}/${entry.claim.key}`;
+
+async function earlierClaims(client: Queryable, entries: Keyed[]) {
+  const { rows } = await client.query<{
+    owner: string;
+    event_id: string;
+    request_hash: Uint8Array;
+  }>({
+    name: 'earlier-idempotency-claims',
+    text: EARLIER_CLAIMS,
+    values: [
+      entries.map((entry) => entry.queued.accountId),
+      entries.map((entry) => entry.claim.key),
+    ],
+  });
+  return new Map(rows.map((row) => [row.owner, row]));
 }
