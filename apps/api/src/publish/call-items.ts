@@ -29,6 +29,8 @@ export type ItemPlan =
 
 export interface Caller {
   principal: KeyPrincipal;
+  /** A batch records every event it refuses; a single publish, not one refused by scope. */
+  batch: boolean;
   requestId: string;
   ttlHours: number;
   /** The caller waits for the outcome (`Prefer: wait`): the worker should announce it. */
@@ -131,14 +133,11 @@ export function eventCountOf(body: unknown, maxEvents: number): number {
  * in its lines, and the claim of its key when it has one.
  */
 export function planItem(limits: ContentLimits, caller: Caller, sent: SentItem): ItemPlan {
+  // A single publish refused by its scope is answered unrecorded: the key may not publish.
+  if (!caller.batch) requireScopeFor(caller.principal, sent.envelope);
   try {
     if (sent.refusal !== undefined) throw sent.refusal;
-    const event: unknown =
-      typeof sent.envelope === 'object' && sent.envelope !== null
-        ? Reflect.get(sent.envelope, 'event')
-        : undefined;
-    const scopes = scopesToPublish(event);
-    requireScope(caller.principal, scopes, scopes.join(' or '));
+    if (caller.batch) requireScopeFor(caller.principal, sent.envelope);
     const key = sent.key();
     const envelope = checkEnvelope(sent.envelope);
     const data = checkPayload(limits, envelope.event, envelope.data);
@@ -207,4 +206,11 @@ export function foldRepeatedKeys(plans: ItemPlan[]): ItemPlan[] {
       sent: plan.sent,
     };
   });
+}
+
+function requireScopeFor(principal: KeyPrincipal, envelope: unknown): void {
+  const event: unknown =
+    typeof envelope === 'object' && envelope !== null ? Reflect.get(envelope, 'event') : undefined;
+  const scopes = scopesToPublish(event);
+  requireScope(principal, scopes, scopes.join(' or '));
 }

@@ -1,8 +1,7 @@
 import { AppError, isAppError, receiptPath, type AcceptedEvent } from '@ingest/contracts';
 import type { AcceptedEntry, Recorded, RejectedEvent } from '@ingest/event-log';
-import { scopesToPublish } from '@ingest/events';
 import { eventAttributes, inSpan } from '@ingest/observability';
-import { requireScope, type KeyPrincipal } from '../access/principal.js';
+import type { KeyPrincipal } from '../access/principal.js';
 import type { ApiDeps } from '../deps.js';
 import {
   acceptedAnswer,
@@ -54,8 +53,6 @@ export type Answer =
  */
 export async function publishCall(deps: Deps, call: Call): Promise<Answer[]> {
   const items = await checkCall(deps, call);
-  // A single publish refused by its scope is not recorded: its key may not publish at all.
-  if (!call.batch) requireScopeOf(call.principal, call.body);
   const caller = { ...call, ttlHours: deps.config.idempotency.ttlHours };
   const plans = foldRepeatedKeys(
     items.map((sent, index) =>
@@ -125,13 +122,6 @@ async function checkCall(deps: Deps, call: Call): Promise<SentItem[]> {
     countRejected(deps, call.requestId, [{ eventId: row.id, code: error.code }]);
     throw withReceipt(error, row.id);
   }
-}
-
-function requireScopeOf(principal: KeyPrincipal, body: unknown): void {
-  const event: unknown =
-    typeof body === 'object' && body !== null ? Reflect.get(body, 'event') : undefined;
-  const scopes = scopesToPublish(event);
-  requireScope(principal, scopes, scopes.join(' or '));
 }
 
 /** Records the call's events; the accepted ones in the event's span, or the batch's. */
