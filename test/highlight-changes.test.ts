@@ -5,7 +5,14 @@ import { OutgoingMessageSchema } from '@ingest/events';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
-import { accept, articleData, finalReceipt, sendEvent, uniqueSlug } from './support/content.js';
+import {
+  accept,
+  acceptBatch,
+  articleData,
+  finalReceipt,
+  sendEvent,
+  uniqueSlug,
+} from './support/content.js';
 import { expectProblem } from './support/problems.js';
 import { startReceivers, type Receivers } from './support/receivers.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
@@ -185,24 +192,13 @@ describe('highlight.delete', () => {
 
   it('applies a batch of changes of one highlight in the order sent', async () => {
     const id = await createdHighlight();
-    const response = await api.app.inject({
-      method: 'POST',
-      url: '/api/webhooks/content/batch',
-      headers: { 'x-api-key': key },
-      payload: {
-        events: [
-          { event: 'highlight.update', data: { id, ifVersion: 1, title: 'v2' } },
-          { event: 'highlight.update', data: { id, ifVersion: 2, title: 'v3' } },
-          { event: 'highlight.delete', data: { id, ifVersion: 3 } },
-          { event: 'highlight.update', data: { id, title: 'too late' } },
-        ],
-      },
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    const results = response.json<{ results: Array<{ id: string }> }>().results;
-    const receipts = await Promise.all(
-      results.map(({ id: eventId }) => finalReceipt(api, key, eventId)),
-    );
+    const ids = await acceptBatch(api, key, [
+      { event: 'highlight.update', data: { id, ifVersion: 1, title: 'v2' } },
+      { event: 'highlight.update', data: { id, ifVersion: 2, title: 'v3' } },
+      { event: 'highlight.delete', data: { id, ifVersion: 3 } },
+      { event: 'highlight.update', data: { id, title: 'too late' } },
+    ]);
+    const receipts = await Promise.all(ids.map((eventId) => finalReceipt(api, key, eventId)));
     expect(receipts.map((receipt) => receipt.status)).toEqual([
       'succeeded',
       'succeeded',

@@ -42,6 +42,22 @@ export async function accept(
   return response.json<{ id: string }>().id;
 }
 
+/** Sends a batch that must be answered 200, and returns its events' ids, in the order sent. */
+export async function acceptBatch(
+  api: TestApi,
+  key: string,
+  events: Array<{ event: string; data: unknown }>,
+): Promise<string[]> {
+  const response = await api.app.inject({
+    method: 'POST',
+    url: '/api/webhooks/content/batch',
+    headers: { 'x-api-key': key },
+    payload: { events },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ results: Array<{ id: string }> }>().results.map((result) => result.id);
+}
+
 export const getReceipt = (api: TestApi, key: string, id: string) =>
   api.app.inject({
     method: 'GET',

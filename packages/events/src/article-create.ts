@@ -6,7 +6,7 @@ import { articleMessage } from './articles/message.js';
 import { readingMinutes } from './articles/reading-time.js';
 import { articleResult } from './articles/result.js';
 import { insertArticles, type ArticleRow } from './articles/rows.js';
-import { insertWithFreeSlug } from './articles/slug-allocation.js';
+import { insertWithSuffixes } from './articles/slug-allocation.js';
 import { slugFromTitle } from './articles/slugs.js';
 import type { ApplyScope, Change, EventType, Outcomes } from './event-type.js';
 import { perLimits, SlugSchema } from './fields.js';
@@ -51,39 +51,39 @@ function articleRow({ categories }: ApplyScope, change: Create, slug: string): A
   };
 }
 
-/** The line a create stands in: its slug, or its title's. */
-const lineOf = ({ accountId, data }: Create) =>
-  `${accountId}/${data.slug ?? slugFromTitle(data.title)}`;
-
 /**
- * Creates that name their slug share one INSERT: each gets what changed, or SLUG_TAKEN
- * when its slug is taken, without disturbing the others. Creates without one take the
- * first free slug of their title's, `-2`, `-3`, ..., one after another, after the shared
- * INSERT; so does a named create behind one of them in its line, to keep the line's order.
+ * Every create goes into one INSERT, in the order given: at its slug, or at its title's
+ * when it names none, the first of a title per call. A named create whose slug is taken
+ * fails with SLUG_TAKEN; so a line keeps its order, as the INSERT keeps the earlier of two
+ * rows with one slug. Creates without a slug that did not get their title's (taken, or
+ * another create's of this call) take its next suffixes after, in one more INSERT.
  */
 async function apply(scope: ApplyScope, changes: Create[]): Promise<Outcomes> {
-  const together = new Map<Create, ArticleRow>();
-  const derivedLines = new Set<string>();
+  const rows = new Map<Create, ArticleRow>();
+  const bare: ArticleRow[] = [];
+  const bareSlugs = new Set<string>();
   for (const change of changes) {
-    if (change.data.slug === undefined) derivedLines.add(lineOf(change));
-    else if (!derivedLines.has(lineOf(change))) {
-      together.set(change, articleRow(scope, change, change.data.slug));
-    }
+    const { slug, title } = change.data;
+    const row = articleRow(scope, change, slug ?? slugFromTitle(title));
+    rows.set(change, row);
+    if (slug === undefined && bareSlugs.has(row.slug)) continue;
+    bare.push(row);
+    bareSlugs.add(row.slug);
   }
-  const inserted =
-    together.size === 0
-      ? new Set<string>()
-      : await insertArticles(scope.tx, [...together.values()]);
+  const inserted = await insertArticles(scope.tx, bare);
+  const suffixed = changes.filter(
+    (change) => change.data.slug === undefined && !inserted.has(rows.get(change)!.id),
+  );
+  const suffixedRows = await insertWithSuffixes(
+    scope.tx,
+    suffixed.map((change) => ({ base: rows.get(change)!.slug, row: rows.get(change)! })),
+  );
+  suffixed.forEach((change, i) => rows.set(change, suffixedRows[i]!));
+
   const outcomes: Outcomes = new Map();
   for (const change of changes) {
-    const shared = together.get(change);
-    const row =
-      shared === undefined
-        ? await insertAlone(scope, change)
-        : inserted.has(shared.id)
-          ? shared
-          : undefined;
-    if (row === undefined) {
+    const row = rows.get(change)!;
+    if (change.data.slug !== undefined && !inserted.has(row.id)) {
       const taken = new AppError('SLUG_TAKEN', `The slug "${change.data.slug}" is already taken`);
       outcomes.set(change.eventId, failed(taken));
       continue;
@@ -92,21 +92,6 @@ async function apply(scope: ApplyScope, changes: Create[]): Promise<Outcomes> {
     outcomes.set(change.eventId, succeeded(articleResult(row)));
   }
   return outcomes;
-}
-
-/** A create by itself: at its slug (undefined when taken), or the first free one of its title's. */
-async function insertAlone(scope: ApplyScope, change: Create): Promise<ArticleRow | undefined> {
-  const row = articleRow(scope, change, change.data.slug ?? '');
-  if (change.data.slug !== undefined) {
-    return (await insertArticles(scope.tx, [row])).has(row.id) ? row : undefined;
-  }
-  const slug = await insertWithFreeSlug(
-    scope.tx,
-    slugFromTitle(change.data.title),
-    async (candidate) =>
-      (await insertArticles(scope.tx, [{ ...row, slug: candidate }])).has(row.id),
-  );
-  return { ...row, slug };
 }
 
 export const articleCreate = {

@@ -38,5 +38,5 @@ export {
   type CategoryResolver,
 } from './categories.js';
 export { createCategoryCache, type CategoryCache } from './category-cache.js';
-export { FALLBACK_SLUG, slugFromTitle, slugWithSuffix } from './articles/slugs.js';
+export { FALLBACK_SLUG, slugFromTitle } from './articles/slugs.js';
 export { readingMinutes } from './articles/reading-time.js';

@@ -36,6 +36,7 @@ const STORED_COLUMNS = Prisma.sql`a.id, a.slug, a.account_id AS "accountId", a.t
  * worker creates, changes or deletes is written in this file.
  */
 export async function insertArticles(tx: Tx, rows: ArticleRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
   const column = <Key extends keyof ArticleRow>(key: Key) => rows.map((row) => row[key]);
   const inserted = await tx.$queryRaw<Array<{ id: string }>>`
     INSERT INTO articles (id, slug, account_id, title, excerpt, body, cover, category_id,
