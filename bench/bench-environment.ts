@@ -26,6 +26,7 @@ import {
   truncateEventTables,
 } from './support/bench-database.js';
 import type { Cleanup } from './support/cleanup.js';
+import { createCpuCeiling, postgresPids } from './support/cpu-ceiling.js';
 import type { BenchKey } from './support/event-mix.js';
 import {
   SERVICE_REDIS_PREFIX,
@@ -126,18 +127,32 @@ export async function setUpEnvironment(
   mkdirSync(LOG_DIR, { recursive: true });
   await build(log);
 
+  // Registered first, so undone last: the engines leave the ceiling once nothing uses them.
+  const ceiling = createCpuCeiling(options.cpuCeiling);
+  cleanup.add('cpu ceiling', async () => ceiling.remove());
+
   const db = await createBenchDatabase();
+  // Reading the data directory takes a superuser (or pg_read_all_settings) and a local server.
+  const postgres = await db
+    .query<{ setting: string }>(`SELECT setting FROM pg_settings WHERE name = 'data_directory'`)
+    .then(({ rows }) => postgresPids(rows[0]!.setting))
+    .catch((error: unknown) => {
+      log(`cpu ceiling: PostgreSQL stays outside it (${(error as Error).message})`);
+      return [];
+    });
+  for (const pid of postgres) ceiling.place(pid);
   cleanup.add('bench database', async () => {
     await db.end();
     await dropBenchDatabase();
   });
   const redis = await startPrivateRedis({ logFile: join(LOG_DIR, 'redis.log') });
   cleanup.add('private redis', () => redis.stop());
+  ceiling.place(redis.pid);
   const stores: Stores = { databaseUrl: BENCH_DATABASE_URL, redisUrl: redis.url };
   log(`database ${new URL(BENCH_DATABASE_URL).pathname.slice(1)} migrated; redis at ${redis.url}`);
 
   // Registered after the stores, so undone before them: no process sees its Redis vanish.
-  const processes = new ProcessGroup({ logDir: LOG_DIR });
+  const processes = new ProcessGroup({ logDir: LOG_DIR, onSpawn: (pid) => ceiling.place(pid) });
   cleanup.add('processes', () => processes.stopAll());
 
   const api = await startApi(processes, stores, options.cpuProfile);
@@ -169,7 +184,7 @@ export async function setUpEnvironment(
     floor,
     keys,
     accounts,
-    notes: [],
+    notes: [`CPU ceiling: ${ceiling.description}.`],
     log,
     async reset() {
       await Promise.all(queues.map((queue) => queue.obliterate({ force: true })));

@@ -1,12 +1,14 @@
 // `pnpm bench [--soak] [--quick] [--only=capacity,latency,...] [--rate=N] [--cpu-prof]`
 // `pnpm bench --index-costs [--quick]`: what each index of the event log costs the accept path
 // `pnpm bench --history=N [--quick]`: the event log empty and with N events of history
+import { availableParallelism } from 'node:os';
 
 export const PHASES = [
   'capacity',
   'latency',
   'batches',
   'drain',
+  'slugs',
   'lag',
   'hot-slugs',
   'footprint',
@@ -30,6 +32,8 @@ export interface BenchOptions {
   history?: number;
   /** Rate for latency and footprint when this run does not measure capacity. */
   fallbackRate: number;
+  /** Cores the measured side may use (support/cpu-ceiling.ts); undefined: no ceiling. */
+  cpuCeiling: number | undefined;
   plan: BenchPlan;
 }
 
@@ -67,6 +71,9 @@ export interface BenchPlan {
   latencySeconds: number;
   drainEvents: number;
   drainDeadlineSeconds: number;
+  /** Slugs: creates of each drain (named slugs, derived, one title), and its window. */
+  slugEvents: number;
+  slugDeadlineSeconds: number;
   /** Articles stored before the populated drain of the stored-articles phase. */
   storedArticles: number;
   lagRate: number;
@@ -157,6 +164,8 @@ const DEFAULT_PLAN: BenchPlan = {
   latencySeconds: 10,
   drainEvents: 20_000,
   drainDeadlineSeconds: 20,
+  slugEvents: 10_000,
+  slugDeadlineSeconds: 30,
   storedArticles: 1_000_000,
   // Moderate for this 2-core machine: well under one service worker's drain rate (about
   // 2,000/s here), so the figure is the time to apply an event, not a growing backlog.
@@ -232,6 +241,7 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   bisections: 1,
   latencySeconds: 4,
   drainEvents: 4_000,
+  slugEvents: 3_000,
   storedArticles: 100_000,
   lagSeconds: 5,
   soakSeconds: 15,
@@ -269,7 +279,10 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   fairnessWatchdogSeconds: 200,
 };
 
-export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof]
+/** One core for the load generator, the rest for the service and its engines. */
+const DEFAULT_CPU_CEILING = Math.max(0.5, availableParallelism() - 1);
+
+export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join(',')}] [--rate=N] [--cpu-prof] [--cpu-ceiling=CORES|off]
        pnpm bench --index-costs [--quick]
        pnpm bench --history=N [--quick]
   --soak        footprint soak of 5 minutes instead of ${DEFAULT_PLAN.soakSeconds} s (--soak=600: 10 minutes)
@@ -277,6 +290,8 @@ export const USAGE = `usage: pnpm bench [--soak] [--quick] [--only=${PHASES.join
   --only=...    run only these phases (figures of the others are left out)
   --rate=N      rate for latency and footprint when capacity is not measured (default 1000)
   --cpu-prof    run the API and service workers under --cpu-prof; profiles go to bench/results/profiles
+  --cpu-ceiling the cores the service (or floor), PostgreSQL and Redis share, the load generator
+                outside them (default ${DEFAULT_CPU_CEILING}: all cores but one); off: no ceiling
   --index-costs accept capacity with each index of webhook_logs dropped in turn, against all of
                 them; writes results/index-costs.{md,json} (no other phase runs)
   --history=N   the event log empty, then with N events over 40 days (and the stored articles
@@ -299,6 +314,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   let history: number | undefined;
   let only = false;
   let fallbackRate = 1_000;
+  let cpuCeiling: number | undefined = DEFAULT_CPU_CEILING;
   for (const arg of argv) {
     const [name, value] = arg.split('=', 2);
     if (name === '--soak') {
@@ -314,6 +330,10 @@ export function parseOptions(argv: string[]): BenchOptions {
       history = Number(value.replaceAll('_', ''));
     } else if (name === '--rate' && value !== undefined && /^\d+$/.test(value)) {
       fallbackRate = Number(value);
+    } else if (name === '--cpu-ceiling' && value === 'off') cpuCeiling = undefined;
+    else if (name === '--cpu-ceiling' && value !== undefined && /^\d+(\.\d+)?$/.test(value)) {
+      cpuCeiling = Number(value);
+      if (cpuCeiling < 0.1) throw new Error(`--cpu-ceiling takes at least 0.1 cores\n${USAGE}`);
     } else if (name === '--only' && value !== undefined) {
       const wanted = value.split(',').filter(Boolean);
       const unknown = wanted.filter((phase) => !(PHASES as readonly string[]).includes(phase));
@@ -331,6 +351,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     throw new Error(`--history runs alone (with --quick at most)\n${USAGE}`);
   }
   const plan = { ...DEFAULT_PLAN, ...(quick ? QUICK_PLAN : {}) };
+  const common = { soak, quick, cpuProfile, indexCosts, fallbackRate, cpuCeiling, plan };
   if (history !== undefined) {
     plan.watchdogSeconds = historyWatchdogSeconds(history);
     // Two more bisections than the phases': about 2.6% steps instead of 10%, so that a
@@ -340,11 +361,11 @@ export function parseOptions(argv: string[]): BenchOptions {
     // 50-100 ms failed a step and capped that search (a search of the empty log found 3783/s
     // after failing 3980/s once, where its other search passed 4422/s).
     plan.stepTries = 2;
-    return { phases: new Set(), soak, quick, cpuProfile, indexCosts, history, fallbackRate, plan };
+    return { ...common, phases: new Set(), history };
   }
   if (indexCosts) {
     plan.watchdogSeconds = plan.indexCostWatchdogSeconds;
-    return { phases: new Set(), soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
+    return { ...common, phases: new Set() };
   }
   if (soak) {
     plan.soakSeconds = soakSeconds ?? 300;
@@ -354,6 +375,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     plan.watchdogSeconds += plan.soakSeconds + 100;
   }
   if (phases.has('hot-slugs')) plan.watchdogSeconds += plan.hotSlugsWatchdogSeconds;
+  // Six fills and drains of at most the window each.
+  if (phases.has('slugs')) plan.watchdogSeconds += 6 * (plan.slugDeadlineSeconds + 20);
   if (phases.has('deliveries')) plan.watchdogSeconds += plan.deliveriesWatchdogSeconds;
   if (phases.has('cli')) plan.watchdogSeconds += plan.cliWatchdogSeconds;
   if (phases.has('batches')) plan.watchdogSeconds += plan.batchesWatchdogSeconds;
@@ -364,5 +387,5 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (phases.has('topology')) plan.watchdogSeconds += 420;
   // The same again: tracing at 1% against off.
   if (phases.has('tracing')) plan.watchdogSeconds += 420;
-  return { phases, soak, quick, cpuProfile, indexCosts, fallbackRate, plan };
+  return { ...common, phases };
 }

@@ -12,6 +12,7 @@ import type { IsolationResult, OwnerLatency } from './phases/isolation.js';
 import type { LatencyResult } from './phases/latency.js';
 import type { TopologyResult } from './phases/topology.js';
 import type { TracingResult } from './phases/tracing.js';
+import type { SlugsFigures } from './phases/slugs.js';
 import type { StoredArticlesResult } from './phases/stored-articles.js';
 import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
@@ -37,6 +38,7 @@ export interface Figures {
   tracing?: TracingResult;
   lag?: { rate: number; service: LagPercentiles; floor: LagPercentiles };
   hotSlugs?: HotSlugsResult;
+  slugs?: SlugsFigures;
   footprint?: FootprintResult;
   deliveries?: DeliveriesResult;
   cli?: CliResult;
@@ -240,6 +242,47 @@ function drainRows(add: AddRow, drain: DrainFigures): void {
 }
 
 /** Drain with the content stored against the empty table: at least this much. */
+/** Creates without a slug against creates with one, and of one title against distinct ones. */
+export const SLUG_TARGET = 0.9;
+
+function slugRows(add: AddRow, slugs: SlugsFigures): void {
+  const rates = (mix: keyof SlugsFigures) =>
+    slugs[mix].runs.map((run) => Math.round(run.rate)).join(', ');
+  const line = (
+    figure: string,
+    mix: keyof SlugsFigures,
+    against: keyof SlugsFigures,
+    what: string,
+  ) => {
+    const r = slugs[mix].mean.rate / slugs[against].mean.rate;
+    add(
+      `${figure} (${slugs[mix].mean.events} creates, 1 worker), runs ${rates(mix)}`,
+      perSecond(slugs[mix].mean.rate),
+      `${perSecond(slugs[against].mean.rate)} ${what} (${rates(against)})`,
+      ratio(slugs[mix].mean.rate, slugs[against].mean.rate),
+      `≥ ${SLUG_TARGET} ${r >= SLUG_TARGET ? 'ok' : 'MISSED'}`,
+    );
+  };
+  line('Slugs: creates without a slug', 'published', 'creates', 'with a unique slug');
+  line('Slugs: creates all of one title', 'one-title', 'published', 'distinct titles');
+  const ms = (n: number | undefined) => (n === undefined ? 'n/a' : `${n.toFixed(3)} ms`);
+  for (const [mix, against, what] of [
+    ['published', 'creates', 'with a slug'],
+    ['one-title', 'published', 'distinct titles'],
+  ] as const) {
+    for (const [label, name] of CPU_PARTS) {
+      const s = slugs[mix].mean.cpuMsPerEvent[name];
+      const f = slugs[against].mean.cpuMsPerEvent[name];
+      add(
+        `Slugs: CPU per create, ${label}, ${mix}`,
+        ms(s),
+        `${ms(f)} ${what}`,
+        ratio(s ?? NaN, f ?? NaN),
+      );
+    }
+  }
+}
+
 export const STORED_DRAIN_TARGET = 0.9;
 
 /** On the topology, accept capacity and drain keep at least this much of the single node's. */
@@ -354,6 +397,7 @@ export function tableRows(figures: Figures): Row[] {
   }
   if (figures.batches) rows.push(...batchRows(figures.batches));
   if (drain) drainRows(add, drain);
+  if (figures.slugs) slugRows(add, figures.slugs);
   if (figures.storedArticles) storedArticlesRows(add, figures.storedArticles);
   if (figures.topology) topologyRows(add, figures.topology);
   if (figures.tracing) tracingRows(add, figures.tracing);

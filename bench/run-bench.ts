@@ -11,6 +11,7 @@ import { measureCapacity } from './phases/capacity.js';
 import { measureCli } from './phases/cli.js';
 import { measureDeliveries } from './phases/deliveries.js';
 import { measureDrain } from './phases/drain.js';
+import { measureSlugs } from './phases/slugs.js';
 import { measureStoredArticles } from './phases/stored-articles.js';
 import { measureTopology } from './phases/topology.js';
 import { measureTracing } from './phases/tracing.js';
@@ -93,6 +94,7 @@ async function runPhases(env: BenchEnvironment, figures: Figures): Promise<void>
     figures.batches = await measureBatches(env, figures.capacity?.service);
   }
   if (phases.has('drain')) figures.drain = await measureDrain(env);
+  if (phases.has('slugs')) figures.slugs = await measureSlugs(env);
   if (phases.has('stored-articles')) figures.storedArticles = await measureStoredArticles(env);
   if (phases.has('topology'))
     figures.topology = await measureTopology(env, figures.capacity?.service.rate);
@@ -135,7 +137,7 @@ function standingNotes(): string[] {
     'Floor: one pg INSERT + one BullMQ add per request, key checked in a Map; floor worker: one ' +
       'transaction per job (INSERT article, UPDATE log row), concurrency 32, same pool size.',
     `Load: autocannon in the runner process, ${plan.connections} connections, pipelining 1, ` +
-      `fixed rate from ${GROUPS} staggered instances; all processes, PostgreSQL and Redis share the cores.`,
+      `fixed rate from ${GROUPS} staggered instances, outside the CPU ceiling (first note).`,
   ];
 }
 

@@ -3,6 +3,8 @@
 // and deletes of articles created earlier by the same account; `titled` is `mixed` with
 // one create in four naming no slug, so that its slug is derived from a title that other
 // articles share (`Stored headline 1` to `Stored headline 1000`: see stored-articles.ts).
+// `published` is creates as the specification's publishers send them, with no slug (each
+// derived from its own title); `one-title` is those all titled alike, as a bot's daily digest.
 import { articleCreate } from './article-payloads.js';
 
 export interface BenchKey {
@@ -20,7 +22,7 @@ export interface RequestStream {
   next(): OutgoingRequest;
 }
 
-export type EventMix = 'creates' | 'mixed' | 'titled';
+export type EventMix = 'creates' | 'published' | 'one-title' | 'mixed' | 'titled';
 
 /** The titles of `titled` creates without a slug: this many, in turn. */
 export const SHARED_TITLES = 1_000;
@@ -56,7 +58,7 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
   const next = (): OutgoingRequest => {
     n += 1;
     const keyIndex = n % keys.length;
-    const roll = mix === 'creates' ? 0 : n % 20;
+    const roll = mix === 'mixed' || mix === 'titled' ? n % 20 : 0;
     // 3 in 20 are updates, 1 in 20 deletes, once enough articles exist.
     const target = roll >= 16 ? earlierSlug() : undefined;
     if (target !== undefined) touched.set(target.slug, n);
@@ -74,10 +76,17 @@ export function createEventStream(keys: BenchKey[], runTag: string, mix: EventMi
     }
     counts.create += 1;
     const data = articleCreate(runTag, n);
-    if (mix === 'titled' && n % 4 === 0) {
-      const { slug: _, ...titled } = data;
-      const title = `Stored headline ${(n % SHARED_TITLES) + 1}`;
-      return send(keyIndex, { event: 'article.create', data: { ...titled, title } });
+    const title =
+      mix === 'published'
+        ? data.title
+        : mix === 'one-title'
+          ? `Daily digest ${runTag}`
+          : mix === 'titled' && n % 4 === 0
+            ? `Stored headline ${(n % SHARED_TITLES) + 1}`
+            : undefined;
+    if (title !== undefined) {
+      const { slug: _, ...withoutSlug } = data;
+      return send(keyIndex, { event: 'article.create', data: { ...withoutSlug, title } });
     }
     created.push({ slug: data.slug, keyIndex });
     touched.set(data.slug, n);

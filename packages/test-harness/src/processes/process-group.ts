@@ -15,6 +15,8 @@ export interface ProcessGroupOptions {
    * the process it left is killed before the next try.
    */
   startAttempts?: number;
+  /** Called with each process's pid as soon as it is spawned (the bench's CPU ceiling). */
+  onSpawn?: (pid: number) => void;
 }
 
 export class ProcessGroup {
@@ -72,6 +74,7 @@ export class ProcessGroup {
     const proc = await startProcess({ ...options, logFile }, (spawned) => {
       // Tracked from the start, so that stopAll reaches a process still starting.
       this.running.add(spawned);
+      this.options.onSpawn?.(spawned.pid);
       spawned.child.once('close', (code, signal) => {
         this.running.delete(spawned);
         // An exit while starting is the start's failure, and reported as such.
