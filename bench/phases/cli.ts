@@ -20,6 +20,7 @@ import { cliNotes } from '../support/cli-report.js';
 import type { CliResult, PublishRun } from '../support/cli-result.js';
 import {
   cliEnvironment,
+  cliPublishHas,
   createLine,
   publishLoop,
   runCli,
@@ -72,6 +73,8 @@ async function publishWithCli(
 ) {
   const { cliEvents: events, cliConcurrency, cliWatchdogSeconds } = env.options.plan;
   const args = ['publish', '--file', file, '--concurrency', String(cliConcurrency)];
+  // The phase times the publishing; the outcomes are its own to follow.
+  if (await cliPublishHas('--outcomes')) args.push('--outcomes', '0');
   const cliEnv = cliEnvironment(env.api.baseUrl, publisher.key, configDir);
   // Killed past what the watchdog allows the whole phase: by then the run is over anyway.
   const timeoutMs = cliWatchdogSeconds * 1000;

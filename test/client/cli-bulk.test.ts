@@ -94,7 +94,9 @@ describe('ingest publish --file', () => {
 
     const last = await runTsEntry(CLI, { args, env, timeoutMs: 120_000 });
     expect(last.code, last.stderr).toBe(0);
-    expect(last.stderr).toMatch(/failed\s+0\n/);
+    expect(last.stderr).toMatch(/refused\s+0\n/);
+    expect(last.stderr).toMatch(/applied\s+[1-9]\d*\n/);
+    expect(last.stderr).toMatch(/failed when applied\s+0\n/);
     expect(last.stderr).toMatch(/already done \(results file\)\s+[1-9]/);
 
     const { rows } = await db.query<{ events: number; slugs: number }>(
@@ -113,12 +115,21 @@ describe('ingest publish --file', () => {
     expect(byLine.size).toBe(EVENTS);
     expect(new Set(byLine.values()).size).toBe(EVENTS);
 
-    // Every call a batch of at most 50 lines, none a single publish.
+    // Every publishing call a batch of at most 50 lines, none a single publish; the reads
+    // after it are receipts, listed and read for the outcomes.
     await proxy.close();
-    expect(new Set(proxy.seen.map((call) => call.path))).toEqual(
+    const posts = proxy.seen.filter((call) => call.method === 'POST');
+    expect(new Set(posts.map((call) => call.path))).toEqual(
       new Set(['/api/webhooks/content/batch']),
     );
-    const sizes = proxy.seen.map(
+    expect(
+      proxy.seen.every(
+        (call) =>
+          call.method === 'POST' ||
+          (call.method === 'GET' && call.path.startsWith('/api/webhooks/content')),
+      ),
+    ).toBe(true);
+    const sizes = posts.map(
       (call) => (JSON.parse(call.body) as { events: unknown[] }).events.length,
     );
     expect(Math.max(...sizes)).toBe(50);
@@ -166,26 +177,76 @@ describe('ingest publish --file', () => {
     }
   }, 120_000);
 
-  it('refuses a results file of another file, and exits 1 when a line fails', async () => {
-    const { key } = await newPublisher(service);
+  it('says what became of every line, and resumes a corrected line without sending an accepted one again', async () => {
+    const { key, account } = await newPublisher(service);
     const file = join(dir, 'mixed.ndjson');
-    await writeFile(
-      file,
-      [
-        JSON.stringify({ event: 'article.create', data: { title: 'Fine', body: ['x'] } }),
-        'not json',
-        JSON.stringify({ event: 'article.create', data: { title: '', body: [] } }),
-      ].join('\n'),
-    );
+    const results = `${file}.results.ndjson`;
+    const slug = `mixed-${Math.random().toString(36).slice(2, 8)}`;
+    const lines = [
+      JSON.stringify({ event: 'article.create', data: { slug, title: 'Fine', body: ['x'] } }),
+      'not json',
+      JSON.stringify({ event: 'article.create', data: { title: '', body: [] } }),
+      // Accepted, then failed by the worker: there is no such article.
+      JSON.stringify({ event: 'article.update', data: { slug: `${slug}-none`, title: 'T' } }),
+    ];
+    await writeFile(file, lines.join('\n'));
     const env = { INGEST_URL: service.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
-    const failed = await runTsEntry(CLI, { args: ['publish', '--file', file], env });
-    expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/INVALID_LINE\s+1/);
-    expect(failed.stderr).toMatch(/VALIDATION_FAILED\s+1/);
-    expect(failed.stderr).not.toContain(key.key);
+    const first = await runTsEntry(CLI, { args: ['publish', '--file', file], env });
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toMatch(/refused\s+2\n\s+INVALID_LINE\s+1\n\s+VALIDATION_FAILED\s+1\n/);
+    expect(first.stderr).toMatch(/applied\s+1\n/);
+    expect(first.stderr).toMatch(/failed when applied\s+1\n\s+ARTICLE_NOT_FOUND\s+1\n/);
+    expect(first.stderr).not.toContain(key.key);
+    const lastOf = async () => {
+      const byLine = new Map<number, Record<string, unknown>>();
+      for (const text of (await readFile(results, 'utf8')).split('\n').slice(1)) {
+        if (text.trim() === '') continue;
+        const result = JSON.parse(text) as { line: number };
+        byLine.set(result.line, result);
+      }
+      return byLine;
+    };
+    const recordedFirst = await lastOf();
+    expect(recordedFirst.get(1)).toMatchObject({ status: 'succeeded', id: expect.any(String) });
+    expect(recordedFirst.get(3)).toMatchObject({
+      id: expect.any(String),
+      error: {
+        code: 'VALIDATION_FAILED',
+        errors: expect.arrayContaining([expect.objectContaining({ path: 'data.title' })]),
+      },
+    });
+    expect(recordedFirst.get(4)).toMatchObject({
+      status: 'failed',
+      outcome: { code: 'ARTICLE_NOT_FOUND' },
+    });
+    expect(await eventsOfAccount(account.id)).toBe(3);
 
-    await writeFile(file, JSON.stringify({ event: 'article.delete', data: { slug: 'x' } }));
-    const refused = await runTsEntry(CLI, { args: ['publish', '--file', file], env });
+    // Line 3 corrected, line 1 changed too: only line 3 is sent; line 2, still bad, is not.
+    lines[0] = JSON.stringify({
+      event: 'article.create',
+      data: { slug, title: 'Edited', body: ['y'] },
+    });
+    lines[2] = JSON.stringify({
+      event: 'article.create',
+      data: { title: 'Now fine', body: ['z'] },
+    });
+    await writeFile(file, lines.join('\n'));
+    const resumed = await runTsEntry(CLI, { args: ['publish', '--file', file], env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/published \(new events\)\s+1\n/);
+    expect(resumed.stderr).toMatch(/already done \(results file\)\s+2\n/);
+    expect(resumed.stderr).toMatch(/refused before, unchanged \(not sent\)\s+1\n/);
+    expect(resumed.stderr).toMatch(/applied\s+1\n/);
+    expect(await eventsOfAccount(account.id)).toBe(4);
+    expect((await lastOf()).get(3)).toMatchObject({ status: 'succeeded' });
+
+    // The same results file for another events file is refused.
+    const other = join(dir, 'other.ndjson');
+    await writeFile(other, lines[0]);
+    const refused = await runTsEntry(CLI, {
+      args: ['publish', '--file', other, '--results', results],
+      env,
+    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/another file/);
   });

@@ -35,7 +35,7 @@ describe('the ingest CLI', () => {
       return ran;
     };
 
-    await run('--url', service.url, 'login', '--email', credentials.email);
+    await run('--service', service.url, 'login', '--email', credentials.email);
     const configFile = join(dir, 'ingest', 'config.json');
     expect((await stat(configFile)).mode & 0o777).toBe(0o600);
     const config = JSON.parse(await readFile(configFile, 'utf8')) as Record<string, string>;
@@ -69,10 +69,29 @@ describe('the ingest CLI', () => {
     expect(receipt.status).toBe('succeeded');
     const read = await run('receipt', receipt.id);
     expect(JSON.parse(read.stdout)).toMatchObject({ id: receipt.id, status: 'succeeded' });
+    const succeeded = await run('receipts', '--status', 'succeeded', '--since', '1h');
+    expect(JSON.parse(succeeded.stdout)).toEqual([expect.objectContaining({ id: receipt.id })]);
+    const failedOnes = await run('receipts', '--status', 'failed', '--event', 'article.create');
+    expect(JSON.parse(failedOnes.stdout)).toEqual([]);
 
     const listed = await run('keys', 'list');
     expect((JSON.parse(listed.stdout) as unknown[]).length).toBeGreaterThan(0);
-    await run('endpoints', 'list');
+    const endpoint = await run(
+      'endpoints',
+      'create',
+      '--url',
+      'https://hooks.example.com/cli',
+      '--events',
+      'article.created',
+    );
+    const made = JSON.parse(endpoint.stdout) as { id: string; url: string; events: string[] };
+    expect(made).toMatchObject({
+      url: 'https://hooks.example.com/cli',
+      events: ['article.created'],
+    });
+    const endpointsListed = JSON.parse((await run('endpoints', 'list')).stdout) as unknown[];
+    expect(endpointsListed).toContainEqual(expect.objectContaining({ id: made.id }));
+    await run('endpoints', 'delete', made.id);
 
     const refused = await ingest('publish', 'article.create', '--data', '{"title": ""}');
     outputs.push(refused.stdout, refused.stderr);

@@ -4,7 +4,8 @@ import { UsageError } from './input.js';
 import { configPath, resolveSettings, saveConfig } from './settings.js';
 
 interface GlobalFlags {
-  url?: string;
+  /** The service's address: not `--url`, which `endpoints create` takes for the endpoint's. */
+  service?: string;
   key?: string;
   token?: string;
   signingSecret?: string;
@@ -14,7 +15,7 @@ interface GlobalFlags {
 export function flagSettings(command: Command) {
   const flags = command.optsWithGlobals<GlobalFlags>();
   return {
-    ...(flags.url === undefined ? {} : { url: flags.url }),
+    ...(flags.service === undefined ? {} : { url: flags.service }),
     ...(flags.key === undefined ? {} : { apiKey: flags.key }),
     ...(flags.token === undefined ? {} : { token: flags.token }),
     ...(flags.signingSecret === undefined ? {} : { signingSecret: flags.signingSecret }),
@@ -42,12 +43,13 @@ export const tell = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
 
-export const positiveInt = (name: string) => (value: string) => {
+const atLeast = (least: number, what: string) => (name: string) => (value: string) => {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1)
-    throw new UsageError(`${name} must be a positive whole number`);
+  if (!Number.isInteger(number) || number < least) throw new UsageError(`${name} must be ${what}`);
   return number;
 };
+export const positiveInt = atLeast(1, 'a positive whole number');
+export const wholeNumber = atLeast(0, 'a whole number, 0 or more');
 
 /**
  * A key just made: printed (the one time its secrets can be), or with `save` kept in the

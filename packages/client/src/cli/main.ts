@@ -14,7 +14,7 @@ import { configPath } from './settings.js';
 
 const program = new Command('ingest')
   .description('Publish content events to the ingestion service, and manage keys and webhooks')
-  .option('--url <url>', 'the service (INGEST_URL; default http://127.0.0.1:3000)')
+  .option('--service <url>', 'the service (INGEST_URL; default http://127.0.0.1:3000)')
   .option('--key <sk-…>', 'an API key, for publishing and receipts (INGEST_API_KEY)')
   .option('--token <jwt>', 'a login token, for keys and endpoints (INGEST_TOKEN)')
   .option(

@@ -10,8 +10,7 @@ export interface FileLine {
 
 /**
  * The file's SHA-256 and how many events it holds (lines that are not blank). The digest
- * names the file's Idempotency-Keys, so that a resumed run sends each line with the key
- * it had before, and a changed file is not taken for the same one.
+ * names a run's Idempotency-Keys (see lineKey).
  */
 export async function surveyFile(path: string): Promise<{ digest: string; events: number }> {
   const hash = createHash('sha256');
@@ -36,6 +35,15 @@ export async function* readLines(
   }
 }
 
-/** A line's Idempotency-Key: the file's digest and the line's number. */
-export const lineKey = (digest: string, line: number): string =>
-  `ingest-file-${digest.slice(0, 32)}-${line}`;
+/** A line's text's digest, as the results file records it. */
+export const lineHash = (text: string): string =>
+  createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/**
+ * A line's Idempotency-Key: the run's (the file's digest when its first run began), the
+ * line's number and its text's digest. A resumed run sends an unchanged line with the key
+ * it had before, so a line whose answer was lost is not published twice; a corrected line
+ * gets a key of its own, so it is published, not answered with the event of its old text.
+ */
+export const lineKey = (run: string, line: number, hash: string): string =>
+  `ingest-file-${run.slice(0, 24)}-${line}-${hash}`;

@@ -7,7 +7,8 @@ import type { BulkSummary } from './publish-file.js';
  */
 export function startProgress(events: number, alreadyDone: number) {
   const bar = new SingleBar({
-    format: 'publishing [{bar}] {value}/{total} | failed {failed} | {rate}/s | ETA {eta_formatted}',
+    format:
+      'publishing [{bar}] {value}/{total} | refused {failed} | {rate}/s | ETA {eta_formatted}',
     stream: process.stderr,
     noTTYOutput: true,
     notTTYSchedule: 2_000,
@@ -21,8 +22,8 @@ export function startProgress(events: number, alreadyDone: number) {
     update(summary: BulkSummary) {
       sent += 1;
       const seconds = (performance.now() - started) / 1000;
-      bar.update(alreadyDone + summary.published + summary.replayed + summary.failed, {
-        failed: summary.failed,
+      bar.update(alreadyDone + summary.published + summary.replayed + summary.refused, {
+        failed: summary.refused,
         rate: seconds > 0 ? (sent / seconds).toFixed(0) : '0',
       });
     },
@@ -34,18 +35,32 @@ export function startProgress(events: number, alreadyDone: number) {
 
 /** The table printed at the end of a bulk publish. */
 export function summaryTable(summary: BulkSummary, resultsPath: string): string {
-  const sent = summary.published + summary.replayed + summary.failed;
+  const sent = summary.published + summary.replayed + summary.refused;
+  const byCode = (counts: Record<string, number>) =>
+    Object.entries(counts).map(([code, count]): [string, string] => [`  ${code}`, String(count)]);
+  const { outcomes } = summary;
+  const failedByCode: Record<string, number> = {};
+  for (const { code } of outcomes?.failed ?? []) failedByCode[code] = (failedByCode[code] ?? 0) + 1;
   const rows: Array<[string, string]> = [
     ['events in the file', String(summary.events)],
     ['published (new events)', String(summary.published)],
     ['published before (same key, same event)', String(summary.replayed)],
     ['already done (results file)', String(summary.alreadyDone)],
-    ['failed', String(summary.failed)],
-    ...Object.entries(summary.failedByCode).map(([code, count]): [string, string] => [
-      `  ${code}`,
-      String(count),
-    ]),
-    ['not sent (interrupted)', String(summary.events - sent - summary.alreadyDone)],
+    ['refused', String(summary.refused)],
+    ...byCode(summary.refusedByCode),
+    ['refused before, unchanged (not sent)', String(summary.refusedBefore)],
+    [
+      'not sent (interrupted)',
+      String(summary.events - sent - summary.alreadyDone - summary.refusedBefore),
+    ],
+    ...(outcomes === undefined
+      ? ([['outcomes', 'not waited for']] as Array<[string, string]>)
+      : ([
+          ['applied', String(outcomes.succeeded.length)],
+          ['failed when applied', String(outcomes.failed.length)],
+          ...byCode(failedByCode),
+          ['not finished yet', String(outcomes.pending)],
+        ] as Array<[string, string]>)),
     ['time', `${summary.seconds.toFixed(1)} s`],
     ['rate', `${summary.seconds > 0 ? (sent / summary.seconds).toFixed(0) : '0'} events/s`],
     ['results', resultsPath],

@@ -1,7 +1,8 @@
 import type { IngestClient } from '../../client.js';
 import type { PublishManyResult } from '../../settle-batch.js';
 import type { BatchEvent } from '../../types.js';
-import { lineKey, readLines, surveyFile } from './event-file.js';
+import { lineHash, lineKey, readLines, surveyFile } from './event-file.js';
+import { waitForOutcomes, type Outcomes } from './outcomes.js';
 import { readResults, ResultsWriter, type LineResult } from './results-file.js';
 
 export interface PublishFileOptions {
@@ -16,6 +17,8 @@ export interface PublishFileOptions {
   stop: AbortSignal;
   /** Aborted: give up the lines in flight too (they are sent again on resume). */
   abandon: AbortSignal;
+  /** How long to wait for the accepted events' outcomes once every line is sent; 0: not at all. */
+  outcomesTimeoutMs: number;
   onStart?: (survey: { events: number; done: number }) => void;
   onLine?: (result: LineResult, summary: BulkSummary) => void;
 }
@@ -29,10 +32,16 @@ export interface BulkSummary {
   replayed: number;
   /** Already accepted by an earlier run (the results file said so): not sent. */
   alreadyDone: number;
-  failed: number;
-  failedByCode: Record<string, number>;
+  /** Refused by an earlier run and unchanged since: not sent. */
+  refusedBefore: number;
+  /** Refused by the service (or not an event): not accepted. */
+  refused: number;
+  refusedByCode: Record<string, number>;
+  /** What became of this run's accepted events; undefined when not waited for. */
+  outcomes?: Outcomes;
   /** Stopped before every line was sent. */
   interrupted: boolean;
+  /** From the start to the last line answered: the wait for outcomes is not in it. */
   seconds: number;
 }
 
@@ -60,71 +69,92 @@ const parseLine = (text: string): EventLine | string => {
 /**
  * Publishes the lines of an NDJSON file of `{event, data}` objects in batches,
  * `concurrency` batches at a time, and records each line's result as it is answered.
- * Every line is sent with an idempotencyKey made of the file's digest and its line
- * number, so a run stopped anywhere (Ctrl-C, a crash, a lost answer) and started again
- * publishes no line twice: lines the results file records as accepted are skipped, and
- * any other line sent again gets back the event of its earlier send, if there was one.
+ * Every line is sent with an idempotencyKey made of the run, its line number and its
+ * text (lineKey), so a run stopped anywhere (Ctrl-C, a crash, a lost answer) and started
+ * again publishes no line twice: lines the results file records as accepted are skipped
+ * whatever became of the file since, refused lines are sent again only once corrected,
+ * and any other line sent again gets back the event of its earlier send, if there was one.
+ * Then it waits for the accepted events' outcomes and records them too.
  */
 export async function publishFile(options: PublishFileOptions): Promise<BulkSummary> {
   const started = performance.now();
   const { digest, events } = await surveyFile(options.file);
-  const earlier = await readResults(options.resultsPath, digest);
+  const { header, results: earlier } = await readResults(options.resultsPath, options.file);
+  const run = header?.run ?? digest;
   const writer = new ResultsWriter(
     options.resultsPath,
-    { file: options.file, digest },
-    earlier.size === 0,
+    { file: options.file, run },
+    header === undefined,
   );
-  const done = new Set([...earlier.values()].filter((r) => r.id !== undefined).map((r) => r.line));
+  const isAccepted = (result: LineResult | undefined) =>
+    result?.id !== undefined && result.error === undefined;
+  const done = [...earlier.values()].filter(isAccepted).length;
   const summary: BulkSummary = {
     events,
     published: 0,
     replayed: 0,
     alreadyDone: 0,
-    failed: 0,
-    failedByCode: {},
+    refusedBefore: 0,
+    refused: 0,
+    refusedByCode: {},
     interrupted: false,
     seconds: 0,
   };
-  options.onStart?.({ events, done: done.size });
+  options.onStart?.({ events, done });
 
-  const record = (result: LineResult) => {
+  // This run's accepted events, for their outcomes.
+  const accepted = new Map<string, { line: number; receivedAt: string; hash: string }>();
+  const record = (result: LineResult & { hash: string }, receivedAt?: string) => {
     writer.write(result);
     if (result.error !== undefined) {
-      summary.failed += 1;
-      summary.failedByCode[result.error.code] = (summary.failedByCode[result.error.code] ?? 0) + 1;
+      summary.refused += 1;
+      summary.refusedByCode[result.error.code] =
+        (summary.refusedByCode[result.error.code] ?? 0) + 1;
     } else if (result.replayed === true) summary.replayed += 1;
     else summary.published += 1;
+    if (result.error === undefined && result.id !== undefined && receivedAt !== undefined) {
+      accepted.set(result.id, { line: result.line, receivedAt, hash: result.hash });
+    }
     options.onLine?.(result, summary);
   };
 
-  // The line of each event sent and not yet answered, by its place among those sent.
-  const lineOf = new Map<number, number>();
+  // The line and text digest of each event sent and not yet answered, by its place among those sent.
+  const lineOf = new Map<number, { line: number; hash: string }>();
   let sent = 0;
   async function* eventsToSend(): AsyncGenerator<BatchEvent> {
     for await (const line of readLines(options.file)) {
       if (options.stop.aborted) return;
       if (line.text.trim() === '') continue;
-      if (done.has(line.number)) {
+      const before = earlier.get(line.number);
+      if (isAccepted(before)) {
         summary.alreadyDone += 1;
+        continue;
+      }
+      const hash = lineHash(line.text);
+      if (before?.error !== undefined && before.hash === hash) {
+        summary.refusedBefore += 1;
         continue;
       }
       const parsed = parseLine(line.text);
       if (typeof parsed === 'string') {
         const message = `Line ${line.number} ${parsed}`;
-        record({ line: line.number, error: { status: 0, code: 'INVALID_LINE', message } });
+        record({ line: line.number, hash, error: { status: 0, code: 'INVALID_LINE', message } });
         continue;
       }
-      lineOf.set(sent, line.number);
+      lineOf.set(sent, { line: line.number, hash });
       sent += 1;
       // Checked by the service, event by event: a bad one is refused alone.
-      yield { ...parsed, idempotencyKey: lineKey(digest, line.number) } as BatchEvent;
+      yield { ...parsed, idempotencyKey: lineKey(run, line.number, hash) } as BatchEvent;
     }
   }
   const onResult = (result: PublishManyResult, index: number) => {
     const line = lineOf.get(index);
     if (line === undefined) throw new Error(`a result for event ${index}, which was not sent`);
     lineOf.delete(index);
-    record(lineResult(line, result));
+    record(
+      { ...lineResult(line.line, result), hash: line.hash },
+      result.ok ? result.receipt.receivedAt : undefined,
+    );
   };
 
   try {
@@ -133,16 +163,34 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
       concurrency: options.concurrency,
       signal: options.abandon,
     });
+    summary.seconds = (performance.now() - started) / 1000;
+    if (!options.stop.aborted && options.outcomesTimeoutMs > 0) {
+      const outcomes = await waitForOutcomes(
+        options.client,
+        accepted,
+        options.outcomesTimeoutMs,
+        options.stop,
+      );
+      for (const { line, id } of outcomes.succeeded) {
+        writer.write({ line, hash: accepted.get(id)!.hash, id, status: 'succeeded' });
+      }
+      for (const { line, id, code, message } of outcomes.failed) {
+        const outcome = { code, message };
+        writer.write({ line, hash: accepted.get(id)!.hash, id, status: 'failed', outcome });
+      }
+      summary.outcomes = outcomes;
+    }
   } catch (error) {
     // Given up: the lines in flight are sent again on resume, with the same keys.
     if (!options.abandon.aborted) throw error;
   } finally {
     await writer.close();
   }
+  const settled = summary.published + summary.replayed + summary.refused;
   summary.interrupted =
-    options.stop.aborted &&
-    summary.published + summary.replayed + summary.failed + summary.alreadyDone < events;
-  summary.seconds = (performance.now() - started) / 1000;
+    options.stop.aborted && settled + summary.alreadyDone + summary.refusedBefore < events;
+  // The publishing's time, without the wait for outcomes; set here too when it was cut short.
+  if (summary.seconds === 0) summary.seconds = (performance.now() - started) / 1000;
   return summary;
 }
 
@@ -155,9 +203,16 @@ function lineResult(line: number, result: PublishManyResult): LineResult {
       status: result.receipt.status,
       ...(result.replayed ? { replayed: true } : {}),
     };
-  const { status, code, message, requestId } = result.error;
+  const { status, code, message, errors, requestId } = result.error;
   return {
     line,
-    error: { status, code, message, ...(requestId === undefined ? {} : { requestId }) },
+    ...(result.id === undefined ? {} : { id: result.id }),
+    error: {
+      status,
+      code,
+      message,
+      ...(errors.length === 0 ? {} : { errors }),
+      ...(requestId === undefined ? {} : { requestId }),
+    },
   };
 }

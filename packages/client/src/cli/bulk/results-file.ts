@@ -5,37 +5,52 @@ import { UsageError } from '../input.js';
 /** What became of one line, as the results file records it (one JSON object a line). */
 export interface LineResult {
   line: number;
-  /** The event's id, when the service accepted it (now or on an earlier run). */
+  /** The line's text's digest when it was sent: a line changed since is sent again. */
+  hash?: string;
+  /** The event's id: accepted (now or on an earlier run), or refused and recorded rejected. */
   id?: string;
   status?: string;
   /** The service already had the line's key: this is the event of an earlier send. */
   replayed?: boolean;
-  error?: { status: number; code: string; message: string; requestId?: string };
+  /** Why the service refused the line: it was not accepted. */
+  error?: {
+    status: number;
+    code: string;
+    message: string;
+    errors?: Array<{ path: string; message: string }>;
+    requestId?: string;
+  };
+  /** Why the accepted event failed when the worker applied it. */
+  outcome?: { code: string; message: string };
 }
 
-interface Header {
+/** The first line of a results file: the events file it is for and the keys' run. */
+export interface Header {
   file: string;
-  digest: string;
+  /** Names the lines' Idempotency-Keys: the events file's digest when the run began. */
+  run: string;
 }
 
 /**
- * The results of an earlier run over the same file (same digest): each line's last
- * result. None when the results file does not exist yet. A results file of another file,
- * or of this file before it changed, is refused rather than mixed with.
+ * The header and each line's last result of an earlier run over `file`: none when the
+ * results file does not exist yet. A results file of another events file is refused
+ * rather than mixed with; one of this file before it changed is resumed line by line.
  */
-export async function readResults(path: string, digest: string): Promise<Map<number, LineResult>> {
+export async function readResults(
+  path: string,
+  file: string,
+): Promise<{ header?: Header; results: Map<number, LineResult> }> {
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw error;
   });
   const results = new Map<number, LineResult>();
-  if (text === undefined || text.trim() === '') return results;
+  if (text === undefined || text.trim() === '') return { results };
   const [first, ...rest] = text.split('\n');
   const header = JSON.parse(first ?? '{}') as Partial<Header>;
-  if (header.digest !== digest)
+  if (header.file !== file || header.run === undefined)
     throw new UsageError(
-      `${path} holds the results of another file, or of this one before it changed; ` +
-        'pass --results with a new path to start over',
+      `${path} holds the results of another file; pass --results with a new path to start over`,
     );
   for (const line of rest) {
     if (line.trim() === '') continue;
@@ -48,7 +63,7 @@ export async function readResults(path: string, digest: string): Promise<Map<num
     }
     results.set(result.line, result);
   }
-  return results;
+  return { header: { file, run: header.run }, results };
 }
 
 /** Appends results, after a header naming the file when the results file is new. */

@@ -3,7 +3,7 @@ import type { IngestClient } from '../../client.js';
 import { DEFAULT_BATCH_SIZE } from '../../publish-many.js';
 import { startProgress, summaryTable } from '../bulk/progress.js';
 import { publishFile } from '../bulk/publish-file.js';
-import { clientFor, positiveInt, print, tell } from '../context.js';
+import { clientFor, positiveInt, print, tell, wholeNumber } from '../context.js';
 import { readJsonArgument, UsageError, userPath } from '../input.js';
 
 interface PublishFlags {
@@ -14,6 +14,7 @@ interface PublishFlags {
   concurrency: number;
   batchSize: number;
   results?: string;
+  outcomes: number;
 }
 
 export function addPublishCommands(program: Command): void {
@@ -35,6 +36,14 @@ export function addPublishCommands(program: Command): void {
         .argParser(positiveInt('--batch-size')),
     )
     .option('--results <path>', 'where --file records each line (default: <file>.results.ndjson)')
+    .addOption(
+      new Option(
+        '--outcomes <seconds>',
+        "with --file, wait up to this long for the accepted events' outcomes (0: do not wait)",
+      )
+        .default(120)
+        .argParser(wholeNumber('--outcomes')),
+    )
     .action(async (event: string | undefined, options: PublishFlags, command: Command) => {
       const client = await clientFor(command);
       if (options.file !== undefined) {
@@ -68,13 +77,58 @@ export function addPublishCommands(program: Command): void {
           : await client.waitForOutcome(id, { timeoutMs: options.wait * 1000 }),
       );
     });
+
+  program
+    .command('receipts')
+    .description("the account's events, newest first, with their outcomes")
+    .option('--status <status>', 'queued, processing, succeeded, failed or rejected')
+    .option('--event <name>', 'one event type, as article.create')
+    .option('--since <time>', 'received since: a time (ISO 8601) or how long ago (30m, 2h, 7d)')
+    .option('--limit <n>', 'at most this many', positiveInt('--limit'), 100)
+    .action(async (options: ReceiptsFlags, command: Command) => {
+      const client = await clientFor(command);
+      const since = options.since === undefined ? undefined : sinceTime(options.since);
+      const query = {
+        ...(options.status === undefined ? {} : { status: options.status as never }),
+        ...(options.event === undefined ? {} : { event: options.event }),
+        limit: Math.min(options.limit, 100),
+      };
+      const shown = [];
+      for await (const receipt of client.listReceipts(query)) {
+        if (since !== undefined && Date.parse(receipt.receivedAt) < since) break;
+        shown.push(receipt);
+        if (shown.length >= options.limit) break;
+      }
+      print(shown);
+    });
+}
+
+interface ReceiptsFlags {
+  status?: string;
+  event?: string;
+  since?: string;
+  limit: number;
+}
+
+/** `--since`: a time (ISO 8601) or how long ago (`30m`, `2h`, `7d`), as epoch milliseconds. */
+function sinceTime(value: string): number {
+  const ago = /^(\d+)([smhd])$/.exec(value);
+  if (ago !== null) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
+      ago[2] as 's' | 'm' | 'h' | 'd'
+    ];
+    return Date.now() - Number(ago[1]) * unit;
+  }
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new UsageError('--since takes a time (ISO 8601) or 30m, 2h, 7d');
+  return time;
 }
 
 /** `publish --file`, with a progress bar and a summary; its exit code. */
 async function publishBulk(
   client: IngestClient,
   file: string,
-  options: Pick<PublishFlags, 'concurrency' | 'batchSize' | 'results'>,
+  options: Pick<PublishFlags, 'concurrency' | 'batchSize' | 'results' | 'outcomes'>,
 ): Promise<number> {
   const resultsPath = userPath(options.results ?? `${file}.results.ndjson`);
   const stop = new AbortController();
@@ -94,6 +148,7 @@ async function publishBulk(
       batchSize: options.batchSize,
       stop: stop.signal,
       abandon: abandon.signal,
+      outcomesTimeoutMs: options.outcomes * 1000,
       onStart: ({ events, done }) => {
         progress = startProgress(events, done);
       },
@@ -102,7 +157,7 @@ async function publishBulk(
     progress?.stop();
     tell(summaryTable(summary, resultsPath));
     if (summary.interrupted) return 130;
-    return summary.failed > 0 ? 1 : 0;
+    return summary.refused > 0 || (summary.outcomes?.failed.length ?? 0) > 0 ? 1 : 0;
   } finally {
     progress?.stop();
     process.off('SIGINT', onSignal);
