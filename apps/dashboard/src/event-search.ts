@@ -38,7 +38,7 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
     // The row opens the event; the button makes that reachable by keyboard too.
     const open = el(
       'button',
-      { type: 'button', class: 'link', testid: 'event-open' },
+      { type: 'button', class: 'link', testid: 'event-open', title: event.id },
       shortId(event.id),
     );
     const tr = el(

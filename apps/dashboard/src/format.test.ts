@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatEstimate, formatPeriod, formatRetention } from './format';
+import { formatBytes, formatEstimate, formatPeriod, formatRetention, shortId } from './format';
+
+describe('ids in rows', () => {
+  it('differ for ids made in the same millisecond', () => {
+    // Two UUID v7 of one millisecond: the same time prefix, different random tails.
+    const first = '019ad2c1-5e4f-7a10-8b3c-0f1e2d3c4b5a';
+    const second = '019ad2c1-5e4f-7c22-9d4e-a1b2c3d4e5f6';
+    expect(shortId(first)).toBe('…2d3c4b5a');
+    expect(shortId(first)).not.toBe(shortId(second));
+    expect(shortId(null)).toBe('—');
+  });
+});
 
 describe('storage figures', () => {
   it('show sizes in binary units, three figures at most', () => {

@@ -45,7 +45,11 @@ export function formatBetween(start: string | null, end: string | null): string 
   return ms < 1000 ? `${ms} ms` : formatSeconds(ms / 1000);
 }
 
-export const shortId = (id: string | null): string => (id === null ? '—' : id.slice(0, 8));
+/**
+ * An id as a row shows it: its last 8 characters. Ids are time-ordered (UUID v7), so their
+ * first characters are the same for everything made within a minute; their last are random.
+ */
+export const shortId = (id: string | null): string => (id === null ? '—' : `…${id.slice(-8)}`);
 
 export const json = (value: unknown): string => JSON.stringify(value, null, 2) ?? 'null';
 
