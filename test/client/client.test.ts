@@ -83,7 +83,7 @@ describe('publish', () => {
     ]);
     expect(await eventsOfAccount(account.id)).toBe(1);
     await service.api().waitForLine(/Server listening/);
-  }, 60_000);
+  }, 120_000);
 
   it('waits as Retry-After says on 429 and 503, and sends the same key each time', async () => {
     const { key, account } = await newPublisher(service);

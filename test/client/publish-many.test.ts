@@ -277,5 +277,5 @@ describe('publishMany', () => {
     expect(results.every((result) => result.replayed && result.attempts > 1)).toBe(true);
     expect(await eventsOfAccount(account.id)).toBe(50);
     await service.api().waitForLine(/Server listening/);
-  }, 60_000);
+  }, 120_000);
 });

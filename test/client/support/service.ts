@@ -71,7 +71,9 @@ export function clientLosingFirstAnswer(service: RunningService, apiKey: string,
   const client = new IngestClient({
     baseUrl: service.url,
     apiKey,
-    retry: { attempts: 20, baseDelayMs: 200, maxDelayMs: 1_000 },
+    // Retries for a minute: under a full test run the API's restart (tsx compiling it
+    // afresh) has taken longer than the 9 s that 20 attempts gave.
+    retry: { attempts: 60, baseDelayMs: 200, maxDelayMs: 1_000 },
     fetch: async (request) => {
       const response = await fetch(request);
       if (killed) return response;
