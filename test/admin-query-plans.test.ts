@@ -219,6 +219,13 @@ describe('the operator event search uses an index for each filter', () => {
     ['accountId', () => ({ accountId: account.id }), 'webhook_logs_account_id_received_at_id_idx'],
     ['apiKeyId', () => ({ apiKeyId: account.apiKeyId }), 'webhook_logs_api_key_id_received_at_idx'],
     ['slug', () => ({ slug: 'slug-1234' }), 'webhook_logs_order_keys_idx'],
+    // No index of its own either: an error code is looked for among failed events, and
+    // rides on their index.
+    [
+      'error, among failed events',
+      () => ({ status: 'failed', error: 'ARTICLE_NOT_FOUND' }),
+      'webhook_logs_status_received_at_idx',
+    ],
     [
       'from and to',
       () => ({ from: hoursAgo(72), to: hoursAgo(48) }),

@@ -276,6 +276,8 @@ describe('event search, detail and replay', () => {
     expect(await search(`apiKeyId=${otherKeyId}&limit=2`)).toEqual([missing, deleted]);
     expect(await search(`slug=${slug}`)).toEqual([missing, deleted, created]);
     expect(await search(`slug=${slug}&status=failed`)).toEqual([missing]);
+    expect(await search(`slug=${slug}&error=ARTICLE_NOT_FOUND`)).toEqual([missing]);
+    expect(await search(`slug=${slug}&error=SLUG_TAKEN`)).toEqual([]);
     expect(await search(`slug=${slug}&event=article.create`)).toEqual([created]);
     expect(await search(`payload=${encodeURIComponent(JSON.stringify({ category }))}`)).toEqual([
       created,
@@ -289,6 +291,11 @@ describe('event search, detail and replay', () => {
     expect(await search(`accountId=${other.id}&from=0001-01-01T00%3A00%3A00Z`)).toHaveLength(3);
     expectProblem(
       await asAdmin('GET', '/api/admin/events?payload=not-json'),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectProblem(
+      await asAdmin('GET', '/api/admin/events?error=not%20a%20code'),
       400,
       'VALIDATION_FAILED',
     );

@@ -54,6 +54,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
   const accountId = text('accountId', 'account uuid');
   const apiKeyId = text('apiKeyId', 'api key uuid');
   const slug = text('slug', 'hello-world');
+  const errorCode = text('error', 'SLUG_TAKEN');
   const from = el('input', {
     name: 'from',
     type: 'datetime-local',
@@ -71,6 +72,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
     field('Status', status),
     field('Event', event),
     field('Slug', slug),
+    field('Error code', errorCode),
     field('Account id', accountId),
     field('API key id', apiKeyId),
     field('Received from', from),
@@ -94,6 +96,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
       accountId: accountId.value.trim(),
       apiKeyId: apiKeyId.value.trim(),
       slug: slug.value.trim(),
+      error: errorCode.value.trim(),
       from: localInputToIso(from.value),
       to: localInputToIso(to.value),
       payload: payload.value.trim(),

@@ -73,6 +73,11 @@ export const EventSearchFields = {
   accountId: z.uuid().optional(),
   apiKeyId: z.uuid().optional(),
   slug: storableText(0, 120).optional(),
+  error: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, { error: 'must be an error code, such as SLUG_TAKEN' })
+    .optional()
+    .meta({ description: "The code of the event's error (failed and rejected events)" }),
   from: timestamp().optional().meta({ description: 'Received at or after' }),
   to: timestamp().optional().meta({ description: 'Received before' }),
   payload: jsonObject.optional().meta({

@@ -6785,6 +6785,8 @@ export interface operations {
         accountId?: string;
         apiKeyId?: string;
         slug?: string;
+        /** @description The code of the event's error (failed and rejected events) */
+        error?: string;
         /** @description Received at or after */
         from?: string;
         /** @description Received before */

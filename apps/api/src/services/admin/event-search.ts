@@ -55,6 +55,7 @@ export function searchConditions(filters: EventSearchFilters): Prisma.Sql {
     conditions.push(Prisma.sql`api_key_id = ${filters.apiKeyId}::uuid`);
   if (filters.slug !== undefined)
     conditions.push(Prisma.sql`order_keys @> ARRAY[${filters.slug}]::text[]`);
+  if (filters.error !== undefined) conditions.push(Prisma.sql`error ->> 'code' = ${filters.error}`);
   if (filters.from !== undefined) {
     const from = new Date(filters.from);
     conditions.push(Prisma.sql`received_at >= ${from}`, idsFrom(from.getTime() - CLOCK_MARGIN_MS));
