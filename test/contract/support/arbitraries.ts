@@ -41,9 +41,9 @@ const PERCENT_JUNK = [
   'a%00b',
   '%2F',
   'a%2Fb',
-  '%2e%2e',
-  '..',
-  '.',
+  // No dot segments ('.', '..', '%2e%2e'): URL resolution removes them, so the request
+  // addresses another path (`/deliveries/./resend` is the bulk `/deliveries/resend`) and
+  // its answer is that operation's, not the one the case names.
   '%20',
   '+',
   '%25',
