@@ -53,7 +53,7 @@ async function line(key: string, events: Array<{ id: string; status: string }>) 
 
 const runOf = (headId: string) =>
   db.prisma.$transaction(async (tx) => {
-    const runs = await lockHeadsAndRuns(tx, [{ headId, maxFollowers: 10 }]);
+    const runs = await lockHeadsAndRuns(tx, [{ headId, claimed: true, maxFollowers: 10 }]);
     return runs.get(headId)?.map((follower) => follower.id);
   });
 

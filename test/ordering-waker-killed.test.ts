@@ -9,7 +9,14 @@ import { startTcpProxy, type TcpProxy } from '@ingest/test-harness';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, registerAccount } from './support/accounts.js';
-import { accept, articleData, finalReceipt, getReceipt, uniqueSlug } from './support/content.js';
+import {
+  accept,
+  articleData,
+  finalReceipt,
+  getReceipt,
+  jobStateOf,
+  uniqueSlug,
+} from './support/content.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './support/test-database.js';
 import { startTestApi, type TestApi } from './support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
@@ -53,7 +60,7 @@ describe('a successor whose waker was SIGKILLed', () => {
     await locker.query('BEGIN');
     await locker.query('SELECT 1 FROM articles WHERE slug = $1 FOR UPDATE', [slug]);
     const predecessor = await accept(api, key, 'article.update', { slug, title: 'first' });
-    await expect.poll(() => statusOf(predecessor), { timeout: 10_000 }).toBe('processing');
+    await expect.poll(() => jobStateOf(api, predecessor), { timeout: 10_000 }).toBe('active');
     // A rename stands in two lines, so it never rides in the predecessor's run: it must
     // be woken. It parks behind the predecessor.
     const successor = await accept(api, key, 'article.update', { slug, newSlug: renamed });

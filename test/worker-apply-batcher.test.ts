@@ -3,8 +3,10 @@
 // handed to the apply batcher in the same moment, so that they meet in one batch: the
 // event is applied once, by the first, and the second is told it changed nothing. Events
 // that fail for reasons of their own, in a batch with others that succeed: every outcome
-// is recorded in the one commit, none of them rolled back.
-import { claimEvents, recordDuplicate } from '@ingest/event-log';
+// is recorded in the one commit, none of them rolled back. A first delivery's event, read
+// and not claimed, applied with its attempt recorded in the same commit, and kept out when
+// a redelivery claimed it meanwhile.
+import { claimEvents, readEvents, recordDuplicate, type Claim } from '@ingest/event-log';
 import { routeEvent } from '@ingest/worker/content/route-event';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +25,78 @@ afterAll(async () => {
   await api?.close();
 });
 
+const ready = (read: Claim | undefined) => {
+  if (read?.outcome !== 'ready') throw new Error(`not ready: ${read?.outcome}`);
+  return read;
+};
+
+const attemptsOf = async (eventId: string) =>
+  (
+    await api.deps.db.prisma.eventAttempt.findMany({
+      where: { eventId },
+      orderBy: { number: 'asc' },
+    })
+  ).map(({ number, outcome }) => ({ number, outcome }));
+
 describe('the apply batcher', () => {
+  it('applies an event only read with its attempt, whole, in the one commit', async () => {
+    const { deps, batcher } = startApplyBatcher(api);
+    const slug = uniqueSlug('read');
+    const eventId = await accept(api, key, 'article.create', articleData({ slug }));
+    const { row } = ready((await readEvents(api.deps.db.pool, [eventId])).get(eventId));
+    const status = await api.deps.db.pool.query('SELECT status FROM webhook_logs WHERE id = $1', [
+      eventId,
+    ]);
+    expect(status.rows[0]).toEqual({ status: 'queued' }); // a read changes nothing
+
+    const applied = await batcher.apply({
+      row,
+      attempt: null,
+      log: deps.logger,
+      routed: routeEvent(row, deps.config.content, deps.logger),
+      trace: ROOT_CONTEXT,
+    });
+    expect(applied?.outcome).toMatchObject({ ok: true, value: { type: 'article', slug } });
+    expect(await attemptsOf(eventId)).toEqual([{ number: 1, outcome: 'succeeded' }]);
+    const after = await api.deps.db.pool.query(
+      'SELECT status, attempts FROM webhook_logs WHERE id = $1',
+      [eventId],
+    );
+    expect(after.rows[0]).toEqual({ status: 'succeeded', attempts: 1 });
+    // Finished: a later read or claim of it finds nothing to do.
+    expect((await readEvents(api.deps.db.pool, [eventId])).get(eventId)).toEqual({
+      outcome: 'finished',
+    });
+  });
+
+  it('keeps the run that claimed an event over one that only read it, in one batch', async () => {
+    const { deps, batcher } = startApplyBatcher(api);
+    const slug = uniqueSlug('read-then-claimed');
+    const eventId = await accept(api, key, 'article.create', articleData({ slug }));
+    const read = ready((await readEvents(api.deps.db.pool, [eventId])).get(eventId));
+    // A redelivery (the first run stalled) claims it before the first run's apply.
+    const claim = claimed((await claimEvents(api.deps.db.pool, [eventId])).get(eventId));
+    expect((await readEvents(api.deps.db.pool, [eventId])).get(eventId)).toEqual({
+      outcome: 'started',
+    });
+    const head = (row: typeof read.row, attempt: number | null) => ({
+      row,
+      attempt,
+      log: deps.logger,
+      routed: routeEvent(row, deps.config.content, deps.logger),
+      trace: ROOT_CONTEXT,
+    });
+
+    const [byReader, byClaimer] = await Promise.all([
+      batcher.apply(head(read.row, null)),
+      batcher.apply(head(claim.row, claim.attempt)),
+    ]);
+    expect(byReader).toBeUndefined();
+    expect(byClaimer?.outcome).toMatchObject({ ok: true, value: { type: 'article', slug } });
+    expect(await attemptsOf(eventId)).toEqual([{ number: 1, outcome: 'succeeded' }]);
+    expect(await api.deps.db.prisma.article.count({ where: { slug } })).toBe(1);
+  });
+
   it('applies an event once when two of its runs meet in one batch, and keeps the first', async () => {
     const { deps, batcher } = startApplyBatcher(api);
     const { config, logger } = deps;

@@ -7,6 +7,7 @@
 // partitions its events are in, with 40 days of partitions before them.
 import {
   claimEvents,
+  readEvents,
   listPartitions,
   recordApplied,
   stillBlocked,
@@ -84,6 +85,13 @@ describe("a worker's statements plan only their events' partitions", () => {
   it('claiming a batch', async () => {
     const sent: Statement[] = [];
     await claimEvents(pgCapture(sent), processing);
+    const [today] = (await todays()).filter((name) => name.startsWith('webhook_logs'));
+    expect(await partitionsPlanned(sent[0]!)).toEqual([today]);
+  });
+
+  it("reading a batch for its jobs' first delivery", async () => {
+    const sent: Statement[] = [];
+    await readEvents(pgCapture(sent), processing);
     const [today] = (await todays()).filter((name) => name.startsWith('webhook_logs'));
     expect(await partitionsPlanned(sent[0]!)).toEqual([today]);
   });

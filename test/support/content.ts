@@ -65,6 +65,19 @@ export const getReceipt = (api: TestApi, key: string, id: string) =>
     headers: { 'x-api-key': key },
   });
 
+/**
+ * The BullMQ state of an event's job ('active' while a worker has it). A receipt says
+ * `processing` only once a claim has counted an attempt, which a first delivery's apply
+ * does in its own transaction: a test waiting for an event in flight asks the queue.
+ */
+export async function jobStateOf(api: TestApi, id: string): Promise<string | undefined> {
+  for (const queue of api.deps.queues.all) {
+    const job = await queue.getJob(id);
+    if (job !== undefined) return job.getState();
+  }
+  return undefined;
+}
+
 /** Polls a receipt until it reaches a final status, and returns it. */
 export async function finalReceipt(api: TestApi, key: string, id: string, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;

@@ -20,10 +20,17 @@ export interface EventRow {
   orderKeys: string[];
 }
 
-/** What a job's claim of its event found. */
+/** What a job's claim (or read, see readEvents) of its event found. */
 export type Claim =
   /** The event is this run's: status `processing`, attempt `attempt` opened. */
   | { outcome: 'claimed'; attempt: number; row: EventRow }
+  /**
+   * Read, not claimed (readEvents): queued and first in all its lines. The transaction
+   * that applies it records its attempt whole, as a follower's.
+   */
+  | { outcome: 'ready'; row: EventRow }
+  /** Read, not claimed: `processing`, started by a run that died. Claim it to count that. */
+  | { outcome: 'started' }
   /** An earlier event of one of its lines is not finished. */
   | { outcome: 'blocked' }
   /** Finished already: by another run, or in the run of an earlier event of its line. */
@@ -100,6 +107,39 @@ function claimOf({ status, blocked, attempt, ...row }: ClaimRow): Claim {
   // Unfinished when read but not claimed: another run finished it between read and update.
   const waiting = blocked && (status === 'queued' || status === 'processing');
   return waiting ? { outcome: 'blocked' } : { outcome: 'finished' };
+}
+
+const READ_EVENTS = `
+  SELECT e.id, e.status, e.event, e.account_id AS "accountId", e.payload,
+         e.request_id AS "requestId", e.notify_on_finish AS "notifyOnFinish",
+         e.received_at AS "receivedAt", e.last_replayed_at AS "lastReplayedAt", e.sequence,
+         e.order_keys AS "orderKeys", ${BLOCKED('e')} AS blocked, NULL::int AS attempt
+  FROM webhook_logs e
+  WHERE e.id = ANY($1::uuid[]) AND e.id BETWEEN $2::uuid AND $3::uuid`;
+
+/**
+ * Reads the events, changing nothing: one read-only statement for all, with no commit to
+ * wait for. A job's first delivery reads its event and has it claimed, applied and
+ * recorded in the one transaction of the apply batcher; a redelivery claims it
+ * (claimEvents), so that a change that kills its worker is counted on every try after
+ * the first and its event fails once the attempts run out. An id not in the map is not
+ * recorded.
+ */
+export async function readEvents(on: Queryable, eventIds: string[]): Promise<Map<string, Claim>> {
+  if (eventIds.length === 0) return new Map();
+  const { rows } = await on.query<ClaimRow>({
+    name: 'read-events',
+    text: READ_EVENTS,
+    values: [eventIds, ...idBounds(eventIds)],
+  });
+  return new Map(rows.map((row) => [row.id, readOf(row)]));
+}
+
+function readOf({ status, blocked, attempt: _none, ...row }: ClaimRow): Claim {
+  const unfinishedNow = status === 'queued' || status === 'processing';
+  if (unfinishedNow && blocked) return { outcome: 'blocked' };
+  if (status === 'queued') return { outcome: 'ready', row };
+  return status === 'processing' ? { outcome: 'started' } : { outcome: 'finished' };
 }
 
 /**

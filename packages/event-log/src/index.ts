@@ -22,7 +22,7 @@ export {
   type Recorded,
 } from './record-calls.js';
 export type { RejectedEvent } from './rejected.js';
-export { claimEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
+export { claimEvents, readEvents, stillBlocked, type Claim, type EventRow } from './claims.js';
 export { lockHeadsAndRuns, type RunRequest, type Tx } from './runs.js';
 export { recordApplied, type AppliedEvent } from './applied.js';
 export { DEAD_ROWS_FLOOR, HOT_TABLES, vacuumHotTables } from './hot-tables.js';

@@ -6,8 +6,10 @@ import { idBoundaryAt, timeOfId } from './partitions/partition-range.js';
 export type Tx = Prisma.TransactionClient;
 
 export interface RunRequest {
-  /** A claimed event (status `processing`), first in all its lines. */
+  /** An event first in all its lines, claimed (`processing`) or read (`queued`). */
   headId: string;
+  /** Whether its job claimed it (see claimEvents) or only read it (readEvents). */
+  claimed: boolean;
   /** How many of the events behind it in its line may join its run. */
   maxFollowers: number;
 }
@@ -28,7 +30,8 @@ const FOLLOWERS_FROM_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Inside the transaction that will apply them: locks the heads still this worker's to apply
- * (still `processing`: another run may have finished one meanwhile), in id order so that
+ * (still `processing` if claimed, still `queued` if read: another run may have finished or
+ * claimed one meanwhile), in id order so that
  * two transactions locking overlapping sets cannot deadlock, and finds each one's run: the
  * events right behind it in its line, to be applied after it in the same transaction.
  *
@@ -58,9 +61,11 @@ export async function lockHeadsAndRuns(
       SELECT w.id, w.account_id, w.order_keys, w.sequence, r.max_followers
       FROM webhook_logs w
       JOIN unnest(${requests.map((r) => r.headId)}::uuid[],
-                  ${requests.map((r) => r.maxFollowers)}::int[]) AS r(id, max_followers)
+                  ${requests.map((r) => r.maxFollowers)}::int[],
+                  ${requests.map((r) => (r.claimed ? 'processing' : 'queued'))}::text[])
+           AS r(id, max_followers, status)
         ON r.id = w.id
-      WHERE w.status = 'processing' AND w.id BETWEEN ${lowest}::uuid AND ${highest}::uuid
+      WHERE w.status = r.status AND w.id BETWEEN ${lowest}::uuid AND ${highest}::uuid
       ORDER BY w.id
       FOR UPDATE OF w
     )

@@ -37,10 +37,14 @@ import { eventErrorOf } from './failures.js';
 import type { Waker } from './order-wake.js';
 import type { RoutedEvent } from './route-event.js';
 
-/** An event claimed by this run (its attempt open) and routed: first in its lines. */
+/**
+ * An event first in its lines, routed: claimed by this run (its attempt open), or on its
+ * job's first delivery only read, its attempt then recorded whole when it is applied.
+ */
 export interface ClaimedHead {
   row: EventRow;
-  attempt: number;
+  /** The attempt its claim opened; null when read, not claimed. */
+  attempt: number | null;
   routed: RoutedEvent;
   log: Logger;
   /** The trace context it was applied in: its deliveries' and its run's spans go there. */

@@ -15,9 +15,10 @@ import { eventRow, routed, testDeps } from '../../test/content-events.js';
 
 interface Head {
   row: { id: string };
+  attempt: number | null;
 }
 
-const head = (id: string): Head => ({ row: { id } });
+const head = (id: string, attempt: number | null = 1): Head => ({ row: { id }, attempt });
 
 /** A batch as the group commit hands it over, and how each of its items settled. */
 function batchOf(ids: string[]) {
@@ -180,8 +181,8 @@ describe('runRequestsOf', () => {
       ['b', 1_000],
     ]);
     expect(runRequestsOf([head('a'), head('b')], caps)).toEqual([
-      { headId: 'a', maxFollowers: 3 },
-      { headId: 'b', maxFollowers: 127 },
+      { headId: 'a', claimed: true, maxFollowers: 3 },
+      { headId: 'b', claimed: true, maxFollowers: 127 },
     ]);
   });
 });

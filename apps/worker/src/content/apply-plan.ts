@@ -16,6 +16,8 @@ export type RunCaps = ReadonlyMap<string, number>;
 
 interface Keyed {
   row: { id: string };
+  /** The attempt its claim opened; null when its job only read it (first delivery). */
+  attempt: number | null;
 }
 
 /** A follower that can be applied in its head's run. */
@@ -74,17 +76,28 @@ export function stepsFailed(steps: Step[], reason: unknown): ChangeFailed {
 }
 
 /**
- * The heads once each: a second run of an event in the batch (a stalled job taken again
- * while its first run waited) is left out, as settleBatch answers only the first.
+ * The heads once each. A second run of an event in the batch (a stalled job taken again
+ * while its first run waited) is left out, and settleBatch answers it as a run that
+ * changed nothing. A run that claimed its event is kept over one that only read it: the
+ * claim made the event `processing`, so the reader's lock would find nothing to apply.
  */
-export const uniqueHeads = <Head extends Keyed>(heads: Head[]): Head[] =>
-  heads.filter((head, index) => heads.findIndex((other) => other.row.id === head.row.id) === index);
+export function uniqueHeads<Head extends Keyed>(heads: Head[]): Head[] {
+  const kept = new Map<string, Head>();
+  for (const head of heads) {
+    const first = kept.get(head.row.id);
+    if (first === undefined || (first.attempt === null && head.attempt !== null)) {
+      kept.set(head.row.id, head);
+    }
+  }
+  return heads.filter((head) => kept.get(head.row.id) === head);
+}
 
 /** Each head's run gets an equal share of the transaction's room, or less where cut. */
 export function runRequestsOf(heads: Keyed[], caps: RunCaps): RunRequest[] {
   const share = Math.floor((MAX_EVENTS_PER_TRANSACTION - heads.length) / heads.length);
-  return heads.map(({ row }) => ({
+  return heads.map(({ row, attempt }) => ({
     headId: row.id,
+    claimed: attempt !== null,
     maxFollowers: Math.min(share, caps.get(row.id) ?? share),
   }));
 }
@@ -141,9 +154,9 @@ export function toWake(
   applied: ReadonlyMap<string, { followers: Array<{ row: EventRow }> }>,
 ): { lines: Line[]; appliedInRuns: JobRef[] } {
   return {
-    lines: uniqueHeads(heads)
-      .filter(({ row }) => applied.has(row.id))
-      .flatMap(({ row }) => linesOf(row)),
+    lines: [...new Map(heads.map(({ row }) => [row.id, row])).values()]
+      .filter((row) => applied.has(row.id))
+      .flatMap((row) => linesOf(row)),
     appliedInRuns: [...applied.values()].flatMap(({ followers }) =>
       followers.map(({ row }) => ({
         eventId: row.id,
@@ -173,11 +186,10 @@ export async function settleBatch<Head extends Keyed, Answer>(
       batch.map((waiting) => waiting.item),
       caps,
     );
-    const answered = new Set<string>();
+    // A second run of the same event in the batch changed nothing (see uniqueHeads).
+    const kept = new Set(uniqueHeads(batch.map((waiting) => waiting.item)));
     for (const { item, resolve } of batch) {
-      // A second run of the same event in the batch changed nothing (see uniqueHeads).
-      resolve(answered.has(item.row.id) ? undefined : applied.get(item.row.id));
-      answered.add(item.row.id);
+      resolve(kept.has(item) ? applied.get(item.row.id) : undefined);
     }
   } catch (error) {
     const reason = error instanceof ChangeFailed ? error.reason : error;

@@ -1,11 +1,19 @@
 import { createGroupCommit } from '@ingest/db';
-import { claimEvents, stillBlocked, type Claim } from '@ingest/event-log';
+import {
+  claimEvents,
+  readEvents,
+  stillBlocked,
+  type Claim,
+  type Queryable,
+} from '@ingest/event-log';
 import { lanes } from '@ingest/fairness';
 import type { WorkerDeps } from '../deps.js';
 
 export interface ClaimBatcher {
   /** Claims the event for this run (see claimEvents); `accountId` picks its turn. */
   claim(eventId: string, accountId: string): Promise<Claim>;
+  /** Reads the event for this run's first delivery, claiming nothing (see readEvents). */
+  read(eventId: string, accountId: string): Promise<Claim>;
   /** Whether the event still waits for an earlier one of its lines (see stillBlocked). */
   stillBlocked(eventId: string): Promise<boolean>;
 }
@@ -22,22 +30,28 @@ const EXPRESS_IDS = 8;
  * are claimed in one statement, saving a round trip and a commit (a WAL flush) per job.
  */
 export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
-  const claims = createGroupCommit<{ eventId: string; accountId: string }, Claim>({
-    maxInFlight: MAX_STATEMENTS,
-    maxBatch: MAX_IDS_PER_STATEMENT,
-    spanName: 'event_log.claim',
-    // In turns by account: a quiet account's claim never waits behind a busy one's jobs.
-    waiting: lanes(({ item }) => item.accountId),
-    expressItems: EXPRESS_IDS,
-    async write(batch) {
-      const claimed = await claimEvents(
-        deps.db.pool,
-        batch.map((waiting) => waiting.item.eventId),
-      );
-      const answer = answersOf(claimed);
-      for (const { item, resolve } of batch) resolve(answer(item.eventId));
-    },
-  });
+  const statement = (
+    spanName: string,
+    send: (on: Queryable, eventIds: string[]) => Promise<Map<string, Claim>>,
+  ) =>
+    createGroupCommit<{ eventId: string; accountId: string }, Claim>({
+      maxInFlight: MAX_STATEMENTS,
+      maxBatch: MAX_IDS_PER_STATEMENT,
+      spanName,
+      // In turns by account: a quiet account's claim never waits behind a busy one's jobs.
+      waiting: lanes(({ item }) => item.accountId),
+      expressItems: EXPRESS_IDS,
+      async write(batch) {
+        const found = await send(
+          deps.db.pool,
+          batch.map((waiting) => waiting.item.eventId),
+        );
+        const answer = answersOf(found);
+        for (const { item, resolve } of batch) resolve(answer(item.eventId));
+      },
+    });
+  const claims = statement('event_log.claim', claimEvents);
+  const reads = statement('event_log.read', readEvents);
   const blocked = createGroupCommit<string, boolean>({
     maxInFlight: 1,
     maxBatch: MAX_IDS_PER_STATEMENT,
@@ -51,6 +65,7 @@ export function createClaimBatcher(deps: Pick<WorkerDeps, 'db'>): ClaimBatcher {
   });
   return {
     claim: (eventId, accountId) => claims.submit({ eventId, accountId }),
+    read: (eventId, accountId) => reads.submit({ eventId, accountId }),
     stillBlocked: (id) => blocked.submit(id),
   };
 }
@@ -66,6 +81,7 @@ export function answersOf(claimed: ReadonlyMap<string, Claim>): (eventId: string
     const claim = claimed.get(eventId) ?? { outcome: 'missing' };
     const again = answered.has(eventId);
     answered.add(eventId);
-    return again && claim.outcome === 'claimed' ? { outcome: 'finished' } : claim;
+    const taken = claim.outcome === 'claimed' || claim.outcome === 'ready';
+    return again && taken ? { outcome: 'finished' } : claim;
   };
 }

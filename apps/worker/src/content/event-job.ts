@@ -1,6 +1,12 @@
 import { AppError, SECOND_MS } from '@ingest/contracts';
 import { databaseFailureOf } from '@ingest/db';
-import { linesOf, recordDuplicate, recordFailure, type EventRow } from '@ingest/event-log';
+import {
+  linesOf,
+  recordDuplicate,
+  recordFailure,
+  type Claim,
+  type EventRow,
+} from '@ingest/event-log';
 import type { Logger } from '@ingest/logger';
 import { eventAttributes, inSpan } from '@ingest/observability';
 import { context } from '@opentelemetry/api';
@@ -37,9 +43,13 @@ export interface EventJobProcessor {
  * The BullMQ processor of content jobs: route by event name and apply the change, in
  * acceptance order per line (an account's events about one slug), exactly once.
  *
- * 1. Claim the event: read it and, in the same statement, open an attempt (status
- *    `processing`), unless an earlier event of one of its lines is unfinished. The attempt
- *    commits on its own, so a worker dying mid-change still leaves it on the receipt.
+ * 1. On a job's first delivery, read the event: if it is queued and first in its lines,
+ *    step 3 claims it, applies it and records its attempt in one commit (applyRead). Any
+ *    other delivery, or a first whose apply did not go through, claims the event: reads
+ *    it and, in the same statement, opens an attempt (status `processing`) unless an
+ *    earlier event of one of its lines is unfinished. That attempt commits on its own, so
+ *    a worker dying mid-change leaves it on the receipt and a change that kills every
+ *    worker taking it fails its event once the attempts run out.
  * 2. Blocked: park the job in BullMQ's delayed set until whoever finishes the earlier
  *    event wakes it (order-wake.ts); WORKER_LOCK_DURATION_MS is only the safety net.
  * 3. In one transaction (shared with other jobs ready at the same moment, apply-batcher.ts):
@@ -108,20 +118,21 @@ async function runEventJob(
     throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
   }
   const { eventId, requestId, accountId } = parsed.data;
+  if (isFirstDelivery(job)) {
+    const read = await inSpan('event.read', { 'ingest.event.id': eventId }, () =>
+      parts.claims.read(eventId, accountId),
+    );
+    if (read.outcome === 'ready') {
+      const outcome = await applyRead(deps, parts, job, read.row);
+      if (outcome !== undefined) return outcome;
+    } else if (read.outcome !== 'started') {
+      return settleUnclaimed(deps, parts, job, token, read);
+    }
+  }
   const claim = await inSpan('event.claim', { 'ingest.event.id': eventId }, () =>
     parts.claims.claim(eventId, accountId),
   );
-  switch (claim.outcome) {
-    case 'missing':
-      throw new UnrecoverableError(`event ${eventId} is not recorded`);
-    case 'finished':
-      deps.logger.debug({ eventId, requestId }, 'event already finished; nothing to do');
-      return 'duplicate';
-    case 'blocked':
-      return park(deps, parts, job, token);
-    case 'claimed':
-      break;
-  }
+  if (claim.outcome !== 'claimed') return settleUnclaimed(deps, parts, job, token, claim);
   const { row, attempt } = claim;
   const log = deps.logger.child({ eventId, requestId, event: job.name, attempt });
   let applied: Applied | undefined;
@@ -146,10 +157,68 @@ async function runEventJob(
     log.info('event was finished by another run; this one changed nothing');
     return 'duplicate';
   }
-  reportApplied(deps, row, applied, log);
-  // Its failure is recorded already, with the others' changes: the job only fails.
-  if (!applied.outcome.ok) throw failureForQueue(applied.outcome.error);
-  return 'succeeded';
+  return reportApplied(deps, row, applied, log);
+}
+
+/**
+ * A job taken for the first time: not parked, retried or stalled before. Its event is
+ * only read, and claimed in the transaction that applies it (applyRead); every later
+ * delivery claims it first, so that a change that kills its worker is counted.
+ */
+const isFirstDelivery = (job: Job): boolean =>
+  job.attemptsStarted <= 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
+
+/**
+ * A first delivery's event, read and first in its lines, applied with its attempt
+ * recorded in the same transaction: no commit of its own for the claim. Whatever else
+ * happens (it no longer routes, its change throws, another run took it meanwhile)
+ * changes nothing and answers undefined: the job then claims the event and goes the
+ * careful way, which records the attempt and any failure as every later delivery does.
+ */
+async function applyRead(
+  deps: WorkerDeps,
+  parts: Parts,
+  job: Job<ContentJobData>,
+  row: EventRow,
+): Promise<JobOutcome | undefined> {
+  if (row.event !== job.name) return undefined;
+  const log = deps.logger.child({ eventId: row.id, requestId: row.requestId, event: job.name });
+  let applied: Applied | undefined;
+  try {
+    const routed = routeEvent(row, deps.config.content, log);
+    applied = await inSpan('event.apply', eventAttributes(row), () =>
+      parts.changes.apply({ row, attempt: null, routed, log, trace: context.active() }),
+    );
+  } catch (error) {
+    if (databaseFailureOf(error) === 'unreachable') throw error;
+    log.debug({ err: error }, 'applying on first delivery failed; claiming the event');
+    return undefined;
+  }
+  return applied === undefined ? undefined : reportApplied(deps, row, applied, log);
+}
+
+/** A claim (or read) that gave this run nothing to apply. */
+function settleUnclaimed(
+  deps: WorkerDeps,
+  parts: Parts,
+  job: Job<ContentJobData>,
+  token: string | undefined,
+  claim: Claim,
+): Promise<JobOutcome> | JobOutcome {
+  switch (claim.outcome) {
+    case 'missing':
+      throw new UnrecoverableError(`event ${job.data.eventId} is not recorded`);
+    case 'finished':
+      deps.logger.debug(
+        { eventId: job.data.eventId, requestId: job.data.requestId },
+        'event already finished; nothing to do',
+      );
+      return 'duplicate';
+    case 'blocked':
+      return park(deps, parts, job, token);
+    default:
+      throw new Error(`a claim of event ${job.data.eventId} answered ${claim.outcome}`);
+  }
 }
 
 /**
@@ -201,7 +270,16 @@ async function failAttempt(
   if (left) parts.waker.wake(linesOf(row));
 }
 
-function reportApplied(deps: WorkerDeps, head: EventRow, applied: Applied, log: Logger): void {
+/**
+ * Counts and logs the head's outcome and its run's; the head's failure (recorded already,
+ * with the others' changes) fails its job.
+ */
+function reportApplied(
+  deps: WorkerDeps,
+  head: EventRow,
+  applied: Applied,
+  log: Logger,
+): JobOutcome {
   const applies = [{ row: head, outcome: applied.outcome, log }, ...applied.followers];
   for (const { row, outcome, log: eventLog } of applies) {
     const event = row.event ?? 'unknown';
@@ -225,4 +303,6 @@ function reportApplied(deps: WorkerDeps, head: EventRow, applied: Applied, log: 
       inRun ? 'event applied in the run of an earlier event' : 'event applied',
     );
   }
+  if (!applied.outcome.ok) throw failureForQueue(applied.outcome.error);
+  return 'succeeded';
 }
