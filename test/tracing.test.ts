@@ -155,9 +155,11 @@ describe('tracing', () => {
     // The worker: the job's span is a child of the event's, carried in the job.
     const job = only(spans, 'process content-events', 'ingest-worker');
     expect(job.parentSpanId).toBe(accepted.spanId);
-    const claim = only(spans, 'event.claim', 'ingest-worker');
+    // A first delivery reads its event; the apply transaction claims it.
+    const read = only(spans, 'event.read', 'ingest-worker');
     const apply = only(spans, 'event.apply', 'ingest-worker');
-    expect(claim.parentSpanId).toBe(job.spanId);
+    expect(read.parentSpanId).toBe(job.spanId);
+    expect(spans.some((span) => span.name === 'event.claim')).toBe(false);
     expect(apply.parentSpanId).toBe(job.spanId);
     expect(apply.attributes['ingest.event.id']).toBe(id);
     const transaction = batchCarrying('event_log.apply_transaction', apply);

@@ -52,8 +52,7 @@ describe('the apply batcher', () => {
     const applied = await batcher.apply({
       row,
       attempt: null,
-      log: deps.logger,
-      routed: routeEvent(row, deps.config.content, deps.logger),
+      routed: routeEvent(row, deps.config.content),
       trace: ROOT_CONTEXT,
     });
     expect(applied?.outcome).toMatchObject({ ok: true, value: { type: 'article', slug } });
@@ -82,8 +81,7 @@ describe('the apply batcher', () => {
     const head = (row: typeof read.row, attempt: number | null) => ({
       row,
       attempt,
-      log: deps.logger,
-      routed: routeEvent(row, deps.config.content, deps.logger),
+      routed: routeEvent(row, deps.config.content),
       trace: ROOT_CONTEXT,
     });
 
@@ -99,7 +97,7 @@ describe('the apply batcher', () => {
 
   it('applies an event once when two of its runs meet in one batch, and keeps the first', async () => {
     const { deps, batcher } = startApplyBatcher(api);
-    const { config, logger } = deps;
+    const { config } = deps;
     const slug = uniqueSlug('twice');
     const eventId = await accept(api, key, 'article.create', articleData({ slug }));
 
@@ -111,8 +109,7 @@ describe('the apply batcher', () => {
       runs.push({
         row,
         attempt,
-        log: logger,
-        routed: routeEvent(row, config.content, logger),
+        routed: routeEvent(row, config.content),
         trace: ROOT_CONTEXT,
       });
     }

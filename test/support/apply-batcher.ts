@@ -45,8 +45,8 @@ export function startApplyBatcher(api: TestApi) {
     return Promise.all(
       eventIds.map((id) => {
         const { row, attempt } = claimed(claims.get(id));
-        const routed = routeEvent(row, deps.config.content, deps.logger);
-        return batcher.apply({ row, attempt, log: deps.logger, routed, trace: ROOT_CONTEXT });
+        const routed = routeEvent(row, deps.config.content);
+        return batcher.apply({ row, attempt, routed, trace: ROOT_CONTEXT });
       }),
     );
   };

@@ -38,5 +38,4 @@ export function eventRow<Name extends EventName>(
   };
 }
 
-export const routed = (row: EventRow): RoutedEvent =>
-  routeEvent(row, testDeps.config.content, testDeps.logger);
+export const routed = (row: EventRow): RoutedEvent => routeEvent(row, testDeps.config.content);

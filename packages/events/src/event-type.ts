@@ -1,6 +1,5 @@
 import type { ContentLimits, EventResult, Result } from '@ingest/contracts';
 import type { Prisma } from '@ingest/db';
-import type { Logger } from '@ingest/logger';
 import type { z } from 'zod';
 import type { CategoryIds } from './categories.js';
 import type { MessageType, OutboxEntry } from './messages.js';
@@ -14,7 +13,6 @@ export interface Change<Data> {
   accountId: string;
   data: Data;
   limits: ContentLimits;
-  log: Logger;
 }
 
 /**

@@ -7,7 +7,6 @@ import {
   type EventRow,
 } from '@ingest/event-log';
 import { lanes } from '@ingest/fairness';
-import type { Logger } from '@ingest/logger';
 import { inSpan } from '@ingest/observability';
 import { deliveryPolicyOf, enqueueDeliveries, type NewDelivery } from '@ingest/queue';
 import type { Context } from '@opentelemetry/api';
@@ -46,7 +45,6 @@ export interface ClaimedHead {
   /** The attempt its claim opened; null when read, not claimed. */
   attempt: number | null;
   routed: RoutedEvent;
-  log: Logger;
   /** The trace context it was applied in: its deliveries' and its run's spans go there. */
   trace: Context;
 }
@@ -55,7 +53,6 @@ export interface ClaimedHead {
 export interface Follower {
   row: EventRow;
   outcome: Outcome;
-  log: Logger;
 }
 
 export interface Applied {
@@ -189,7 +186,7 @@ async function applyTogether(
       // Heads another run finished meanwhile are left out: nothing to change for them.
       const plans = unique.flatMap((head): Plan[] => {
         const run = runs.get(head.row.id);
-        return run === undefined ? [] : [{ head, followers: routeRun(context, head.row.id, run) }];
+        return run === undefined ? [] : [{ head, followers: routeRun(context, run) }];
       });
       const events = plans.flatMap(({ head, followers }) => [
         head.routed,
@@ -223,9 +220,8 @@ async function applyTogether(
           head.row.id,
           {
             outcome: outcomeOf(results, head.row.id),
-            followers: followers.map(({ row, log }) => ({
+            followers: followers.map(({ row }) => ({
               row,
-              log,
               outcome: outcomeOf(results, row.id),
             })),
           },

@@ -195,7 +195,7 @@ describe('routeRun', () => {
       eventRow('article.update', { slug: 'busy', title: 'Three' }, { payload: { slug: 'busy' } }),
       eventRow('article.update', { slug: 'busy', title: 'Four' }),
     ];
-    const followers = routeRun(testDeps, 'head', run);
+    const followers = routeRun(testDeps, run);
     expect(followers.map(({ row }) => row.id)).toEqual([run[0]?.id, run[1]?.id]);
     expect(followers.map(({ routed }) => routed.change.data)).toEqual([
       { slug: 'busy', title: 'One' },
@@ -208,6 +208,6 @@ describe('routeRun', () => {
       eventRow('article.delete', { slug: 'gone' }, { event: 'article.archive' }),
       eventRow('article.delete', { slug: 'gone' }),
     ];
-    expect(routeRun(testDeps, 'head', run)).toEqual([]);
+    expect(routeRun(testDeps, run)).toEqual([]);
   });
 });

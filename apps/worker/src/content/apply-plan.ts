@@ -3,7 +3,6 @@
 // a shared transaction failed. apply-batcher.ts does the I/O around them.
 import { databaseFailureOf, type Submitted } from '@ingest/db';
 import { linesOf, type EventRow, type Line, type RunRequest } from '@ingest/event-log';
-import type { Logger } from '@ingest/logger';
 import type { JobRef } from '@ingest/queue';
 import type { WorkerDeps } from '../deps.js';
 import { routeEvent, type RoutedEvent } from './route-event.js';
@@ -24,7 +23,6 @@ interface Keyed {
 export interface RoutedFollower {
   row: EventRow;
   routed: RoutedEvent;
-  log: Logger;
 }
 
 /**
@@ -106,21 +104,11 @@ export function runRequestsOf(heads: Keyed[], caps: RunCaps): RunRequest[] {
  * The followers that can be applied: the run up to the first that no longer validates,
  * which stays queued and so becomes the next head, failing as it would alone.
  */
-export function routeRun(
-  deps: Pick<WorkerDeps, 'config' | 'logger'>,
-  headId: string,
-  run: EventRow[],
-): RoutedFollower[] {
+export function routeRun(deps: Pick<WorkerDeps, 'config'>, run: EventRow[]): RoutedFollower[] {
   const followers: RoutedFollower[] = [];
   for (const row of run) {
-    const log = deps.logger.child({
-      eventId: row.id,
-      requestId: row.requestId,
-      event: row.event,
-      inRunOf: headId,
-    });
     try {
-      followers.push({ row, log, routed: routeEvent(row, deps.config.content, log) });
+      followers.push({ row, routed: routeEvent(row, deps.config.content) });
     } catch {
       break;
     }

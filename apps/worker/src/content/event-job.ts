@@ -7,7 +7,6 @@ import {
   type Claim,
   type EventRow,
 } from '@ingest/event-log';
-import type { Logger } from '@ingest/logger';
 import { eventAttributes, inSpan } from '@ingest/observability';
 import { context } from '@opentelemetry/api';
 import {
@@ -117,7 +116,7 @@ async function runEventJob(
   if (!parsed.success) {
     throw new UnrecoverableError(`job ${job.id} carries no valid event reference`);
   }
-  const { eventId, requestId, accountId } = parsed.data;
+  const { eventId, accountId } = parsed.data;
   if (isFirstDelivery(job)) {
     const read = await inSpan('event.read', { 'ingest.event.id': eventId }, () =>
       parts.claims.read(eventId, accountId),
@@ -134,30 +133,30 @@ async function runEventJob(
   );
   if (claim.outcome !== 'claimed') return settleUnclaimed(deps, parts, job, token, claim);
   const { row, attempt } = claim;
-  const log = deps.logger.child({ eventId, requestId, event: job.name, attempt });
+  const fields = fieldsOf(row, attempt);
   let applied: Applied | undefined;
   try {
     if (row.event !== job.name) {
       throw new AppError('UNKNOWN_EVENT', `The job's name does not match the recorded event`);
     }
-    const routed = routeEvent(row, deps.config.content, log);
+    const routed = routeEvent(row, deps.config.content);
     applied = await inSpan('event.apply', eventAttributes(row), () =>
-      parts.changes.apply({ row, attempt, routed, log, trace: context.active() }),
+      parts.changes.apply({ row, attempt, routed, trace: context.active() }),
     );
   } catch (error) {
     // No database, no attempt: the caller hands the job back without recording one.
     if (databaseFailureOf(error) === 'unreachable') throw error;
-    await failAttempt(deps, parts, job, row, attempt, error, log);
+    await failAttempt(deps, parts, job, row, attempt, error);
     throw failureForQueue(error);
   }
   if (applied === undefined) {
     await inSpan('event.record_outcome', { 'ingest.outcome': 'duplicate' }, () =>
       recordDuplicate(deps.db.pool, eventId, attempt),
     );
-    log.info('event was finished by another run; this one changed nothing');
+    deps.logger.info(fields, 'event was finished by another run; this one changed nothing');
     return 'duplicate';
   }
-  return reportApplied(deps, row, applied, log);
+  return reportApplied(deps, row, attempt, applied);
 }
 
 /**
@@ -182,19 +181,21 @@ async function applyRead(
   row: EventRow,
 ): Promise<JobOutcome | undefined> {
   if (row.event !== job.name) return undefined;
-  const log = deps.logger.child({ eventId: row.id, requestId: row.requestId, event: job.name });
   let applied: Applied | undefined;
   try {
-    const routed = routeEvent(row, deps.config.content, log);
+    const routed = routeEvent(row, deps.config.content);
     applied = await inSpan('event.apply', eventAttributes(row), () =>
-      parts.changes.apply({ row, attempt: null, routed, log, trace: context.active() }),
+      parts.changes.apply({ row, attempt: null, routed, trace: context.active() }),
     );
   } catch (error) {
     if (databaseFailureOf(error) === 'unreachable') throw error;
-    log.debug({ err: error }, 'applying on first delivery failed; claiming the event');
+    deps.logger.debug(
+      { ...fieldsOf(row, null), err: error },
+      'applying on first delivery failed; claiming the event',
+    );
     return undefined;
   }
-  return applied === undefined ? undefined : reportApplied(deps, row, applied, log);
+  return applied === undefined ? undefined : reportApplied(deps, row, null, applied);
 }
 
 /** A claim (or read) that gave this run nothing to apply. */
@@ -247,15 +248,15 @@ async function failAttempt(
   row: EventRow,
   attempt: number,
   error: unknown,
-  log: Logger,
 ): Promise<void> {
   const permanent = isPermanent(error);
   const final = permanent || isLastAttempt(job);
   const eventError = eventErrorOf(error, attempt, final);
-  if (permanent) log.info({ code: eventError.code }, 'event failed');
+  const fields = fieldsOf(row, attempt);
+  if (permanent) deps.logger.info({ ...fields, code: eventError.code }, 'event failed');
   else
-    log.warn(
-      { err: error, final },
+    deps.logger.warn(
+      { ...fields, err: error, final },
       final ? 'event failed: out of attempts' : 'attempt failed; will retry',
     );
   const left = await inSpan('event.record_outcome', { 'ingest.outcome': 'failed' }, () =>
@@ -271,35 +272,47 @@ async function failAttempt(
 }
 
 /**
- * Counts and logs the head's outcome and its run's; the head's failure (recorded already,
- * with the others' changes) fails its job.
+ * What every log line about an event carries. Passed to each call rather than bound in a
+ * child logger: an event is logged once or twice, and a child per event costs more.
+ */
+const fieldsOf = (row: EventRow, attempt: number | null) => ({
+  eventId: row.id,
+  requestId: row.requestId,
+  event: row.event,
+  ...(attempt === null ? {} : { attempt }),
+});
+
+/**
+ * Counts and logs the head's outcome and its run's, one line each; the head's failure
+ * (recorded already, with the others' changes) fails its job.
  */
 function reportApplied(
   deps: WorkerDeps,
   head: EventRow,
+  attempt: number | null,
   applied: Applied,
-  log: Logger,
 ): JobOutcome {
-  const applies = [{ row: head, outcome: applied.outcome, log }, ...applied.followers];
-  for (const { row, outcome, log: eventLog } of applies) {
+  const applies = [{ row: head, outcome: applied.outcome }, ...applied.followers];
+  for (const { row, outcome } of applies) {
     const event = row.event ?? 'unknown';
     const inRun = row !== head;
+    const fields = inRun ? { ...fieldsOf(row, null), inRunOf: head.id } : fieldsOf(row, attempt);
     // A follower is counted as its job's outcome would be: its own job will find it
     // finished. The head's is counted by its job.
     if (inRun) {
       deps.metrics.jobsProcessed.inc({ event, outcome: outcome.ok ? 'succeeded' : 'failed' });
     }
     if (!outcome.ok) {
-      eventLog.info(
-        { code: outcome.error.code },
+      deps.logger.info(
+        { ...fields, code: outcome.error.code },
         inRun ? 'event failed in the run of an earlier event' : 'event failed',
       );
       continue;
     }
     deps.appliedCounter.increment();
     deps.metrics.lagSeconds.observe({ event }, lagSecondsOf(row));
-    eventLog.info(
-      { result: outcome.value },
+    deps.logger.info(
+      { ...fields, result: outcome.value },
       inRun ? 'event applied in the run of an earlier event' : 'event applied',
     );
   }

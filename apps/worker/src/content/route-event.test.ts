@@ -3,8 +3,7 @@ import { eventRow, testDeps } from '../../test/content-events.js';
 import { routeEvent } from './route-event.js';
 
 describe('routeEvent', () => {
-  const route = (row: ReturnType<typeof eventRow>) =>
-    routeEvent(row, testDeps.config.content, testDeps.logger);
+  const route = (row: ReturnType<typeof eventRow>) => routeEvent(row, testDeps.config.content);
 
   it('routes by the recorded name, with the payload parsed by that name’s schema', () => {
     const row = eventRow('article.update', { slug: 'a', newSlug: 'b' });

@@ -7,7 +7,6 @@ import {
   type EventData,
   type EventName,
 } from '@ingest/events';
-import type { Logger } from '@ingest/logger';
 
 /**
  * An event routed by name. Built only by routeEvent, which parses the payload with the
@@ -27,7 +26,6 @@ export interface RoutedEvent<Name extends EventName = EventName> {
 export function routeEvent(
   row: Pick<EventRow, 'id' | 'event' | 'accountId' | 'payload'>,
   limits: ContentLimits,
-  log: Logger,
 ): RoutedEvent {
   if (!isEventName(row.event)) {
     throw new AppError(
@@ -35,14 +33,13 @@ export function routeEvent(
       `The recorded event "${String(row.event)}" has no processor`,
     );
   }
-  return routed(row.event, row, limits, log);
+  return routed(row.event, row, limits);
 }
 
 function routed<Name extends EventName>(
   event: Name,
   row: Pick<EventRow, 'id' | 'accountId' | 'payload'>,
   limits: ContentLimits,
-  log: Logger,
 ): RoutedEvent<Name> {
   const parsed = EVENT_TYPES[event].dataSchema(limits).safeParse(row.payload);
   if (!parsed.success) {
@@ -53,6 +50,6 @@ function routed<Name extends EventName>(
   }
   return {
     event,
-    change: { eventId: row.id, accountId: row.accountId, data: parsed.data, limits, log },
+    change: { eventId: row.id, accountId: row.accountId, data: parsed.data, limits },
   };
 }
