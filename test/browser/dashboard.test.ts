@@ -99,8 +99,19 @@ describe('dashboard', () => {
       await eventually(() => text('queue-state')).toBe('running');
       await eventually(() => text('queue-workers')).toMatch(/^[1-9]\d*$/);
 
+      // Pausing asks first; declined, nothing stops.
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await page.getByTestId('pause-queue').click();
+      await page.waitForTimeout(2_500); // a poll of the queue's state in between
+      expect(await text('queue-state')).toBe('running');
+      let question = '';
+      page.once('dialog', (dialog) => {
+        question = dialog.message();
+        void dialog.accept();
+      });
       await page.getByTestId('pause-queue').click();
       await eventually(() => text('queue-state')).toBe('paused');
+      expect(question).toContain('Every worker stops taking jobs');
       try {
         const ids = [];
         for (let i = 0; i < 30; i += 1)
@@ -245,7 +256,7 @@ describe('dashboard', () => {
   );
 
   it(
-    'retries every failed event of a search at once, after a confirm',
+    'retries the failed events of a search after saying how many, by error code, and a confirm',
     { timeout: STEP_TIMEOUT_MS },
     async () => {
       const slug = uniqueSlug();
@@ -260,11 +271,29 @@ describe('dashboard', () => {
       await page.getByTestId('search-submit').click();
       await eventually(() => page.getByTestId('event-row').count()).toBe(2);
 
-      // Declining the confirm retries nothing.
-      page.once('dialog', (dialog) => void dialog.dismiss());
+      // Failures of their own (ARTICLE_NOT_FOUND) are left out: nothing to ask about.
+      let asked = false;
+      const onDialog = () => (asked = true);
+      page.on('dialog', onDialog);
       await page.getByTestId('bulk-retry').click();
-      await page.waitForTimeout(500);
-      expect(await text('bulk-result')).toBe('');
+      await eventually(() => text('bulk-result')).toContain('Nothing to retry');
+      expect(await text('bulk-result')).toContain('2 left out');
+      page.off('dialog', onDialog);
+      expect(asked).toBe(false);
+
+      // Naming their code asks for them; declining the confirm retries nothing.
+      await page.getByTestId('filter-error').fill('ARTICLE_NOT_FOUND');
+      await page.getByTestId('search-submit').click();
+      await eventually(() => page.getByTestId('event-row').count()).toBe(2);
+      let question = '';
+      page.once('dialog', (dialog) => {
+        question = dialog.message();
+        void dialog.dismiss();
+      });
+      await page.getByTestId('bulk-retry').click();
+      await eventually(() => question).toContain('Retry 2 failed events');
+      expect(question).toContain('ARTICLE_NOT_FOUND: 2');
+      expect(question).toContain(slug);
       const untouched = await api.app.inject({
         method: 'GET',
         url: `/api/admin/events/${ids[0]}`,
@@ -273,17 +302,13 @@ describe('dashboard', () => {
       expect(untouched.json()).toMatchObject({ status: 'failed', replays: 0 });
 
       await finalReceipt(api, key, await accept(api, key, 'article.create', articleData({ slug })));
-      let question = '';
-      page.once('dialog', (dialog) => {
-        question = dialog.message();
-        void dialog.accept();
-      });
+      page.once('dialog', (dialog) => void dialog.accept());
       await page.getByTestId('bulk-retry').click();
       await eventually(() => text('bulk-result')).toBe('2 failed events queued again');
-      expect(question).toContain(slug);
       for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
       const article = await api.deps.db.prisma.article.findUnique({ where: { slug } });
       expect(article?.excerpt).toBe('second');
+      await page.getByTestId('filter-error').fill('');
     },
   );
 

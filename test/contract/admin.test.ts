@@ -166,7 +166,8 @@ beforeAll(async () => {
     ),
   };
   profiles['POST /api/admin/events/{id}/retry'] = { pathValues: { id: eventId } };
-  profiles['POST /api/admin/events/retry'] = {
+  // The preview takes the retry's body and changes nothing.
+  profiles['POST /api/admin/events/retry'] = profiles['POST /api/admin/events/retry/preview'] = {
     body: nearValid(
       fc.record(
         {
@@ -175,9 +176,12 @@ beforeAll(async () => {
           accountId,
           apiKeyId: fc.constantFrom(...keyIds),
           slug: fc.constantFrom(...slugs),
+          error: fc.constantFrom('ARTICLE_NOT_FOUND', 'PROCESSING_FAILED', 'SLUG_TAKEN'),
           from: isoDate,
           to: isoDate,
+          failedSince: isoDate,
           payload: fc.constantFrom({}, { title: 'x' }, { category: 'News' }),
+          includeOwnFailures: fc.boolean(),
         },
         { requiredKeys: ['accountId'] },
       ),
@@ -186,12 +190,15 @@ beforeAll(async () => {
         event: hostileValue,
         accountId: fc.oneof(fc.uuid(), hostileValue),
         apiKeyId: fc.oneof(fc.uuid(), hostileValue),
+        error: fc.oneof(fc.constantFrom('slug_taken', '', 'A'.repeat(65)), hostileValue),
         from: fc.oneof(
           queryValue({ type: 'string', format: 'date-time' }).map(decodeURIComponentSafe),
           hostileValue,
         ),
         to: hostileValue,
+        failedSince: hostileValue,
         payload: fc.oneof(fc.constantFrom('{}', [], null, { a: '\u0000' }), hostileValue),
+        includeOwnFailures: fc.oneof(fc.constantFrom('true', 1, null), hostileValue),
       },
     ),
     adjust: scopedToAccount(publisher.id),

@@ -7,6 +7,7 @@ import type {
   AdminEndpointList,
   DeliveryResendRequest,
   DeliveryResendResult,
+  BulkRetryPreview,
   BulkRetryResult,
   EventDetail,
   EventLogStorage,
@@ -110,12 +111,25 @@ export const adminApi = {
   retryEvent: (id: string) =>
     request<null>('POST', `/api/admin/events/${encodeURIComponent(id)}/retry`, {}),
 
-  /** Retries every failed event matching the filters; the status filter does not apply. */
-  retryMatching(filters: EventFilters) {
-    const { status: _failedOnly, payload, ...rest } = compact(filters);
-    const body: Record<string, unknown> = { ...rest };
-    // The search takes the payload filter as JSON text; the bulk retry as an object.
-    if (payload !== undefined) body.payload = JSON.parse(payload) as unknown;
-    return request<BulkRetryResult>('POST', '/api/admin/events/retry', body);
-  },
+  /**
+   * Retries the failed events matching the filters (the status filter does not apply):
+   * failures of the events' own only with an error code named or `includeOwnFailures`.
+   */
+  retryMatching: (filters: EventFilters, includeOwnFailures = false) =>
+    request<BulkRetryResult>('POST', '/api/admin/events/retry', {
+      ...bulkRetryBody(filters),
+      includeOwnFailures,
+    }),
+  /** What retryMatching would do now: the matching failures by code, and which it takes. */
+  previewRetry: (filters: EventFilters, includeOwnFailures = false) =>
+    request<BulkRetryPreview>('POST', '/api/admin/events/retry/preview', {
+      ...bulkRetryBody(filters),
+      includeOwnFailures,
+    }),
 };
+
+/** A search's filters as a bulk retry's body: the payload filter as an object, not JSON text. */
+function bulkRetryBody(filters: EventFilters): Record<string, unknown> {
+  const { status: _failedOnly, payload, ...rest } = compact(filters);
+  return payload === undefined ? rest : { ...rest, payload: JSON.parse(payload) as unknown };
+}

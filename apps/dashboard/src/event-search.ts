@@ -88,24 +88,44 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
     void load(form.filters());
   });
   more.addEventListener('click', () => void load(applied, true));
-  bulk.addEventListener('click', () => {
+  bulk.addEventListener('click', () => void retryMatching());
+
+  /**
+   * Asks the API what the retry would take (by error code) and says so before it runs;
+   * failures of the events' own are left out unless the search names their code.
+   */
+  async function retryMatching(): Promise<void> {
     const named = Object.entries(applied).filter(([key, value]) => value && key !== 'status');
     const list = named.map(([key, value]) => `${key} = ${String(value)}`).join(', ');
-    const what =
-      list === '' ? 'EVERY failed event, of every account' : `every failed event with ${list}`;
-    if (!confirm(`Retry ${what}? (The last search's filters; up to 10,000 events.)`)) return;
+    const what = list === '' ? 'of every account' : `with ${list}`;
     bulk.disabled = true;
-    adminApi
-      .retryMatching(applied)
-      .then(({ retried }) => {
-        notice.textContent = `${retried} failed event${retried === 1 ? '' : 's'} queued again`;
-        return load(applied);
-      })
-      .catch((failure: unknown) =>
-        form.showError(failure instanceof ApiError ? failure : new Error(String(failure))),
-      )
-      .finally(() => (bulk.disabled = false));
-  });
+    try {
+      const preview = await adminApi.previewRetry(applied);
+      const codes = preview.byCode
+        .map(
+          ({ code, events, retried }) =>
+            `  ${code}: ${events}${retried ? '' : ' (left out: a retry meets it again unless the content changed; name the code to retry them)'}`,
+        )
+        .join('\n');
+      if (preview.willRetry === 0) {
+        notice.textContent = `Nothing to retry: no failed event ${what} ${preview.leftOut > 0 ? `failed for a reason a retry can fix (${preview.leftOut} left out)` : 'matches'}`;
+        return;
+      }
+      const question =
+        `Retry ${preview.willRetry} failed event${preview.willRetry === 1 ? '' : 's'} ${what}?` +
+        `\n\nBy error code${preview.capped ? ' (of the first 100,000)' : ''}:\n${codes}`;
+      if (!confirm(question)) return;
+      const { retried, leftOut } = await adminApi.retryMatching(applied);
+      notice.textContent =
+        `${retried} failed event${retried === 1 ? '' : 's'} queued again` +
+        (leftOut > 0 ? `; ${leftOut} left out (failed for a reason of their own)` : '');
+      await load(applied);
+    } catch (failure) {
+      form.showError(failure instanceof ApiError ? failure : new Error(String(failure)));
+    } finally {
+      bulk.disabled = false;
+    }
+  }
 
   const headings = ['Id', 'Received', 'Event', 'Status', 'Tries', 'Account', 'Outcome', 'Replays'];
   const element = el(

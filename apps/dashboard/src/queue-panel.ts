@@ -35,7 +35,13 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
       })
       .finally(onChanged);
   };
-  pause.addEventListener('click', () => act(adminApi.pause));
+  pause.addEventListener('click', () => {
+    // One click stops every worker of every account: asked first.
+    const question =
+      'Pause the queue? Every worker stops taking jobs (those in flight finish); the API ' +
+      'still accepts events, which wait until it is resumed.';
+    if (confirm(question)) act(adminApi.pause);
+  });
   resume.addEventListener('click', () => act(adminApi.resume));
 
   const element = el(

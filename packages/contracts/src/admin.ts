@@ -119,22 +119,67 @@ export const EventDetailSchema = OperatorEventSchema.extend({
 }).meta({ id: 'EventDetail' });
 export type EventDetail = z.infer<typeof EventDetailSchema>;
 
+/**
+ * The error code of an event whose attempts ran out on a cause outside it (the database,
+ * a bug). Every other code of a failed event is the event's own (ARTICLE_NOT_FOUND,
+ * SLUG_TAKEN, VERSION_CONFLICT, ...): a retry meets it again unless the content changed.
+ */
+export const TRANSIENT_FAILURE_CODE = 'PROCESSING_FAILED';
+
 export const BulkRetryRequestSchema = z.strictObject({
   status: z.literal('failed').default('failed'),
   event: EventSearchFields.event,
   accountId: EventSearchFields.accountId,
   apiKeyId: EventSearchFields.apiKeyId,
   slug: EventSearchFields.slug,
+  error: EventSearchFields.error,
   from: EventSearchFields.from,
   to: EventSearchFields.to,
+  failedSince: timestamp()
+    .optional()
+    .meta({ description: 'Only events that failed at or after this time (their finishedAt)' }),
   payload: z
     .record(z.string(), z.unknown())
     .refine(isStorableJson, STORABLE_JSON_MESSAGE)
     .optional()
     .meta({ description: 'JSON object the payload must contain (JSONB containment)' }),
+  includeOwnFailures: z
+    .boolean()
+    .default(false)
+    .meta({
+      description: `Also retry events that failed for a reason of their own (any code but ${TRANSIENT_FAILURE_CODE}), which a retry meets again unless the content changed meanwhile. Naming such a code in \`error\` asks for it too.`,
+    }),
 });
-export const BulkRetryResultSchema = z.object({ retried: z.int() }).meta({ id: 'BulkRetryResult' });
+export type BulkRetryRequest = z.infer<typeof BulkRetryRequestSchema>;
+export const BulkRetryResultSchema = z
+  .object({
+    retried: z.int(),
+    leftOut: z.int().meta({
+      description:
+        'Matching events not retried: failed for a reason of their own (see includeOwnFailures)',
+    }),
+  })
+  .meta({ id: 'BulkRetryResult' });
 export type BulkRetryResult = z.infer<typeof BulkRetryResultSchema>;
+export const BulkRetryPreviewSchema = z
+  .object({
+    willRetry: z.int().meta({ description: 'How many events the same request would retry now' }),
+    leftOut: z.int().meta({ description: 'Matching events it would leave out' }),
+    byCode: z
+      .array(
+        z.object({
+          code: z.string(),
+          events: z.int(),
+          retried: z.boolean().meta({ description: 'Whether the retry takes these' }),
+        }),
+      )
+      .meta({ description: 'The matching failed events by error code, most first' }),
+    capped: z.boolean().meta({
+      description: 'More than 100,000 events match: the counts are of the first 100,000',
+    }),
+  })
+  .meta({ id: 'BulkRetryPreview' });
+export type BulkRetryPreview = z.infer<typeof BulkRetryPreviewSchema>;
 export const PauseStateSchema = z.object({ paused: z.boolean() }).meta({ id: 'PauseState' });
 export type PauseState = z.infer<typeof PauseStateSchema>;
 export const RetryAcceptedSchema = z

@@ -52,6 +52,7 @@ export const GROUPS = {
     'GET /api/admin/events/{id}',
     'POST /api/admin/events/{id}/retry',
     'POST /api/admin/events/retry',
+    'POST /api/admin/events/retry/preview',
     'GET /api/admin/endpoints',
     'GET /api/admin/deliveries',
     'POST /api/admin/deliveries/{id}/resend',

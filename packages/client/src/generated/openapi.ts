@@ -518,8 +518,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry every failed event matching the filters (up to 10,000 a call) */
+    /** Retry the failed events matching the filters (up to 10,000 a call); failures of their own only if asked */
     post: operations['retryEvents'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/events/retry/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** What the same bulk retry would do now: matching failed events by code, and which it takes */
+    post: operations['previewRetryEvents'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1711,6 +1728,23 @@ export interface components {
     };
     BulkRetryResult: {
       retried: number;
+      /** @description Matching events not retried: failed for a reason of their own (see includeOwnFailures) */
+      leftOut: number;
+    };
+    BulkRetryPreview: {
+      /** @description How many events the same request would retry now */
+      willRetry: number;
+      /** @description Matching events it would leave out */
+      leftOut: number;
+      /** @description The matching failed events by error code, most first */
+      byCode: {
+        code: string;
+        events: number;
+        /** @description Whether the retry takes these */
+        retried: boolean;
+      }[];
+      /** @description More than 100,000 events match: the counts are of the first 100,000 */
+      capped: boolean;
     };
     PauseState: {
       paused: boolean;
@@ -7249,6 +7283,8 @@ export interface operations {
           /** Format: uuid */
           apiKeyId?: string;
           slug?: string;
+          /** @description The code of the event's error (failed and rejected events) */
+          error?: string;
           /**
            * Format: date-time
            * @description Received at or after
@@ -7259,15 +7295,25 @@ export interface operations {
            * @description Received before
            */
           to?: string;
+          /**
+           * Format: date-time
+           * @description Only events that failed at or after this time (their finishedAt)
+           */
+          failedSince?: string;
           /** @description JSON object the payload must contain (JSONB containment) */
           payload?: {
             [key: string]: unknown;
           };
+          /**
+           * @description Also retry events that failed for a reason of their own (any code but PROCESSING_FAILED), which a retry meets again unless the content changed meanwhile. Naming such a code in `error` asks for it too.
+           * @default false
+           */
+          includeOwnFailures?: boolean;
         };
       };
     };
     responses: {
-      /** @description How many were queued again */
+      /** @description How many were queued again, and left out */
       200: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -7276,6 +7322,186 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BulkRetryResult'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  previewRetryEvents: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @default failed
+           * @enum {string}
+           */
+          status?: 'failed';
+          event?: string;
+          /** Format: uuid */
+          accountId?: string;
+          /** Format: uuid */
+          apiKeyId?: string;
+          slug?: string;
+          /** @description The code of the event's error (failed and rejected events) */
+          error?: string;
+          /**
+           * Format: date-time
+           * @description Received at or after
+           */
+          from?: string;
+          /**
+           * Format: date-time
+           * @description Received before
+           */
+          to?: string;
+          /**
+           * Format: date-time
+           * @description Only events that failed at or after this time (their finishedAt)
+           */
+          failedSince?: string;
+          /** @description JSON object the payload must contain (JSONB containment) */
+          payload?: {
+            [key: string]: unknown;
+          };
+          /**
+           * @description Also retry events that failed for a reason of their own (any code but PROCESSING_FAILED), which a retry meets again unless the content changed meanwhile. Naming such a code in `error` asks for it too.
+           * @default false
+           */
+          includeOwnFailures?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The count it would retry, by error code */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkRetryPreview'];
         };
       };
       /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */

@@ -1,5 +1,6 @@
 import {
   BulkRetryRequestSchema,
+  BulkRetryPreviewSchema,
   BulkRetryResultSchema,
   EventDetailSchema,
   EventLogStorageSchema,
@@ -15,7 +16,7 @@ import type { ApiDeps } from '../../deps.js';
 import { eventDetail } from '../../services/admin/event-detail.js';
 import { searchEvents } from '../../services/admin/event-search.js';
 import { queueState } from '../../services/admin/queue-state.js';
-import { replayEvent, replayMatching } from '../../services/admin/replay.js';
+import { previewRetry, replayEvent, replayMatching } from '../../services/admin/replay.js';
 import { eventLogStorage } from '../../services/admin/storage.js';
 import { operatorReader } from '../../services/readers.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
@@ -149,14 +150,39 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
       schema: {
         ...common,
         operationId: 'retryEvents',
-        summary: 'Retry every failed event matching the filters (up to 10,000 a call)',
+        summary:
+          'Retry the failed events matching the filters (up to 10,000 a call); failures of their own only if asked',
         body: BulkRetryRequestSchema,
-        response: { 200: json(BulkRetryResultSchema, 'How many were queued again'), ...denied },
+        response: {
+          200: json(BulkRetryResultSchema, 'How many were queued again, and left out'),
+          ...denied,
+        },
       },
     },
     async (request) => {
-      const { status: _failedOnly, ...filters } = request.body;
-      return { retried: await replayMatching(deps, filters) };
+      const { status: _failedOnly, ...retry } = request.body;
+      return replayMatching(deps, retry);
+    },
+  );
+
+  app.post(
+    '/events/retry/preview',
+    {
+      schema: {
+        ...common,
+        operationId: 'previewRetryEvents',
+        summary:
+          'What the same bulk retry would do now: matching failed events by code, and which it takes',
+        body: BulkRetryRequestSchema,
+        response: {
+          200: json(BulkRetryPreviewSchema, 'The count it would retry, by error code'),
+          ...denied,
+        },
+      },
+    },
+    async (request) => {
+      const { status: _failedOnly, ...retry } = request.body;
+      return previewRetry(deps, retry);
     },
   );
 };
