@@ -27,7 +27,7 @@ const RARE_PAYLOAD = { slug: 'corrections-policy', title: 'Corrections', categor
 
 let scratch: ScratchDatabase;
 let db: Database;
-let account: { id: string; apiKeyId: string };
+let account: { id: string; apiKeyId: string; handle: string };
 beforeAll(async () => {
   // One event a minute for 50,000 minutes: about 35 days, a partition a day.
   scratch = await createScratchDatabase({ historyDays: 36 });
@@ -85,8 +85,9 @@ beforeAll(async () => {
        FROM api_keys LIMIT 1`,
       [JSON.stringify(RARE_PAYLOAD)],
     );
-    const { rows } = await client.query<{ id: string; apiKeyId: string }>(
-      `SELECT account_id AS id, id AS "apiKeyId" FROM api_keys ORDER BY id LIMIT 1`,
+    const { rows } = await client.query<{ id: string; apiKeyId: string; handle: string }>(
+      `SELECT k.account_id AS id, k.id AS "apiKeyId", a.handle
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.id LIMIT 1`,
     );
     account = rows[0]!;
   } finally {
@@ -217,6 +218,13 @@ describe('the operator event search uses an index for each filter', () => {
     // (a rejected typo) has nothing better than a seq scan.
     ['event', () => ({ event: 'article.delete' }), 'webhook_logs_received_at_id_idx'],
     ['accountId', () => ({ accountId: account.id }), 'webhook_logs_account_id_received_at_id_idx'],
+    // A handle is looked up once (an InitPlan), then the account's index is read as for an id.
+    [
+      'accountId given as a handle',
+      () => ({ accountId: account.handle.toUpperCase() }),
+      'webhook_logs_account_id_received_at_id_idx',
+      ['accounts_handle_key'],
+    ],
     ['apiKeyId', () => ({ apiKeyId: account.apiKeyId }), 'webhook_logs_api_key_id_received_at_idx'],
     ['slug', () => ({ slug: 'slug-1234' }), 'webhook_logs_order_keys_idx'],
     // No index of its own either: an error code is looked for among failed events, and

@@ -281,6 +281,27 @@ describe('event search, detail and replay', () => {
       ).map((e) => e.id);
 
     expect(await search(`accountId=${other.id}`)).toEqual([missing, deleted, created]);
+    // A handle, in any case, finds the same events; rows name the account and the key.
+    expect(await search(`accountId=${other.handle.toUpperCase()}`)).toEqual([
+      missing,
+      deleted,
+      created,
+    ]);
+    expect(await search('accountId=no_such_handle')).toEqual([]);
+    const [row] = (await asAdmin('GET', `/api/admin/events?accountId=${other.id}&limit=1`)).json()
+      .items as Array<Record<string, unknown>>;
+    const keyName = (
+      await api.deps.db.prisma.apiKey.findUniqueOrThrow({ where: { id: otherKeyId } })
+    ).name;
+    expect(row).toMatchObject({
+      accountHandle: other.handle,
+      apiKeyId: otherKeyId,
+      apiKeyName: keyName,
+    });
+    expect((await asAdmin('GET', `/api/admin/events/${missing}`)).json()).toMatchObject({
+      accountHandle: other.handle,
+      apiKeyName: keyName,
+    });
     expect(await search(`apiKeyId=${otherKeyId}&limit=2`)).toEqual([missing, deleted]);
     expect(await search(`slug=${slug}`)).toEqual([missing, deleted, created]);
     expect(await search(`slug=${slug}&status=failed`)).toEqual([missing]);
@@ -299,6 +320,11 @@ describe('event search, detail and replay', () => {
     expect(await search(`accountId=${other.id}&from=0001-01-01T00%3A00%3A00Z`)).toHaveLength(3);
     expectProblem(
       await asAdmin('GET', '/api/admin/events?payload=not-json'),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectProblem(
+      await asAdmin('GET', '/api/admin/events?accountId=ab-cd'),
       400,
       'VALIDATION_FAILED',
     );

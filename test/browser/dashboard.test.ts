@@ -206,16 +206,24 @@ describe('dashboard', () => {
     },
   );
 
-  it('pages through a search with "load more"', { timeout: STEP_TIMEOUT_MS }, async () => {
-    await page.getByTestId('filter-accountId').fill(publisher.id);
-    await page.getByTestId('search-submit').click();
-    const rows = page.getByTestId('event-row');
-    await eventually(() => rows.count()).toBe(25);
-    await page.getByTestId('load-more').click();
-    await eventually(() => rows.count()).toBe(30);
-    expect(await page.getByTestId('load-more').isHidden()).toBe(true);
-    await page.getByTestId('search-reset').click();
-  });
+  it(
+    'finds an account by handle and pages through its events with "load more"',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      await page.getByTestId('filter-accountId').fill(publisher.handle.toUpperCase());
+      await page.getByTestId('search-submit').click();
+      const rows = page.getByTestId('event-row');
+      await eventually(() => rows.count()).toBe(25);
+      // Rows name their account by its handle, the id one hover away.
+      const account = rows.first().getByTestId('event-account');
+      expect(await account.textContent()).toBe(publisher.handle);
+      expect(await account.getAttribute('title')).toBe(publisher.id);
+      await page.getByTestId('load-more').click();
+      await eventually(() => rows.count()).toBe(30);
+      expect(await page.getByTestId('load-more').isHidden()).toBe(true);
+      await page.getByTestId('search-reset').click();
+    },
+  );
 
   it(
     'finds a failed event, retries it from the page and shows it succeeded',

@@ -2,7 +2,7 @@
 // and the retry of a failed event. While the event is unfinished the panel refreshes.
 import { adminApi, ApiError } from './api';
 import { badge, el, fill } from './dom';
-import { formatBetween, formatTime, json } from './format';
+import { formatBetween, formatTime, json, shortId } from './format';
 import type { EventDetail, OperatorEvent } from '@ingest/contracts';
 
 const REFRESH_MS = 1000;
@@ -99,7 +99,12 @@ export function createEventDetail(onChanged: (event: OperatorEvent) => void): Ev
         ...fact('Status', badge(detail.status, 'detail-status')),
         ...fact('Event', detail.event ?? '(none)', 'detail-event'),
         ...fact('Account', el('span', { title: detail.account.id }, account)),
-        ...fact('API key', detail.apiKeyId ?? '—'),
+        ...fact(
+          'API key',
+          detail.apiKeyId === null
+            ? '—'
+            : el('span', { title: detail.apiKeyId }, detail.apiKeyName ?? shortId(detail.apiKeyId)),
+        ),
         ...fact('Request id', detail.requestId, 'detail-request-id'),
         ...fact('Received', formatTime(detail.receivedAt)),
         ...fact('Started', formatTime(detail.startedAt)),

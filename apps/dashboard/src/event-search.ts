@@ -49,7 +49,11 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
       el('td', {}, event.event ?? '(none)'),
       el('td', {}, badge(event.status)),
       el('td', { class: 'num' }, String(event.attempts)),
-      el('td', { class: 'mono', title: event.accountId }, shortId(event.accountId)),
+      el(
+        'td',
+        { title: event.accountId, testid: 'event-account' },
+        event.accountHandle ?? shortId(event.accountId),
+      ),
       el('td', {}, outcomeOf(event)),
       el('td', { class: 'num' }, String(event.replays)),
     );

@@ -51,7 +51,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
       fill(eventNames, ...incoming.map(({ name }) => el('option', { value: name }))),
     () => undefined,
   );
-  const accountId = text('accountId', 'account uuid');
+  const accountId = text('accountId', 'handle or uuid');
   const apiKeyId = text('apiKeyId', 'api key uuid');
   const slug = text('slug', 'hello-world');
   const errorCode = text('error', 'SLUG_TAKEN');
@@ -73,7 +73,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
     field('Event', event),
     field('Slug', slug),
     field('Error code', errorCode),
-    field('Account id', accountId),
+    field('Account', accountId),
     field('API key id', apiKeyId),
     field('Received from', from),
     field('Received before', to),

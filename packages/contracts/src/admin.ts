@@ -66,11 +66,19 @@ const jsonObject = z
     return value as Record<string, unknown>;
   });
 
+/** An account's id (a UUID) or its handle: a handle has no hyphen, so they never meet. */
+const ACCOUNT_ID_OR_HANDLE =
+  /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_]{3,30})$/;
+
 /** Filters of the operator event search; also the body of a bulk retry. */
 export const EventSearchFields = {
   status: z.enum(EVENT_STATUSES).optional(),
   event: storableText(0, 100).optional(),
-  accountId: z.uuid().optional(),
+  accountId: z
+    .string()
+    .regex(ACCOUNT_ID_OR_HANDLE, { error: "must be an account's id (a UUID) or its handle" })
+    .optional()
+    .meta({ description: "The account's id, or its handle (any case)" }),
   apiKeyId: z.uuid().optional(),
   slug: storableText(0, 120).optional(),
   error: z
@@ -91,7 +99,9 @@ export type EventSearchFilters = Omit<EventSearchQuery, 'limit' | 'cursor'>;
 
 export const OperatorEventSchema = ReceiptSchema.extend({
   accountId: z.uuid(),
+  accountHandle: z.string().nullable().meta({ description: 'Null once the account is gone' }),
   apiKeyId: z.uuid().nullable(),
+  apiKeyName: z.string().nullable().meta({ description: "The key's name; null without a key" }),
   requestId: z.string(),
 }).meta({ id: 'OperatorEvent' });
 export type OperatorEvent = z.infer<typeof OperatorEventSchema>;

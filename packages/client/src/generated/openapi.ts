@@ -1671,7 +1671,11 @@ export interface components {
       lastReplayedAt: string | null;
       /** Format: uuid */
       accountId: string;
+      /** @description Null once the account is gone */
+      accountHandle: string | null;
       apiKeyId: string | null;
+      /** @description The key's name; null without a key */
+      apiKeyName: string | null;
       requestId: string;
     };
     EventSearchResult: {
@@ -1714,7 +1718,11 @@ export interface components {
       lastReplayedAt: string | null;
       /** Format: uuid */
       accountId: string;
+      /** @description Null once the account is gone */
+      accountHandle: string | null;
       apiKeyId: string | null;
+      /** @description The key's name; null without a key */
+      apiKeyName: string | null;
       requestId: string;
       payload: unknown;
       orderKeys: string[];
@@ -6816,6 +6824,7 @@ export interface operations {
       query?: {
         status?: 'queued' | 'processing' | 'succeeded' | 'failed' | 'rejected';
         event?: string;
+        /** @description The account's id, or its handle (any case) */
         accountId?: string;
         apiKeyId?: string;
         slug?: string;
@@ -7278,7 +7287,7 @@ export interface operations {
            */
           status?: 'failed';
           event?: string;
-          /** Format: uuid */
+          /** @description The account's id, or its handle (any case) */
           accountId?: string;
           /** Format: uuid */
           apiKeyId?: string;
@@ -7458,7 +7467,7 @@ export interface operations {
            */
           status?: 'failed';
           event?: string;
-          /** Format: uuid */
+          /** @description The account's id, or its handle (any case) */
           accountId?: string;
           /** Format: uuid */
           apiKeyId?: string;

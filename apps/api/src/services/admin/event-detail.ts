@@ -11,7 +11,7 @@ type Deps = Pick<ApiDeps, 'db'>;
 
 /** One event as an operator needs it: payload, every attempt and its error, who sent it. */
 export function eventDetail(deps: Deps, id: string): Promise<EventDetail> {
-  // Three statements; an account removed between them must not fail the read.
+  // Four statements in one snapshot: an account removed between them must not fail the read.
   return inOneSnapshot(deps, async (tx) => {
     const [row] = await tx.$queryRaw<
       Array<OperatorEventRow & { payload: unknown; orderKeys: string[] }>
@@ -23,12 +23,19 @@ export function eventDetail(deps: Deps, id: string): Promise<EventDetail> {
       where: { id: row.accountId },
       select: { id: true, handle: true, email: true },
     });
+    const key =
+      row.apiKeyId === null
+        ? null
+        : await tx.apiKey.findUnique({ where: { id: row.apiKeyId }, select: { name: true } });
     const attempts = await tx.eventAttempt.findMany({
       where: { eventId: id },
       orderBy: { number: 'asc' },
     });
     return {
-      ...presentOperatorEvent(row),
+      ...presentOperatorEvent(row, {
+        handles: new Map([[account.id, account.handle]]),
+        keyNames: new Map(key === null || row.apiKeyId === null ? [] : [[row.apiKeyId, key.name]]),
+      }),
       payload: row.payload,
       orderKeys: row.orderKeys,
       account,

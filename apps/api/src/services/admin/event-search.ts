@@ -21,15 +21,59 @@ export interface OperatorEventRow extends ReceiptRow {
   requestId: string;
 }
 
+/** Who an operator event is from, by name: the account's handle and the key's name. */
+export interface Names {
+  handles: ReadonlyMap<string, string>;
+  keyNames: ReadonlyMap<string, string>;
+}
+
+/** The handles and key names of a page of events: two indexed reads, whatever its size. */
+export async function namesOf(
+  deps: Pick<ApiDeps, 'db'>,
+  rows: ReadonlyArray<Pick<OperatorEventRow, 'accountId' | 'apiKeyId'>>,
+): Promise<Names> {
+  const accountIds = [...new Set(rows.map((row) => row.accountId))];
+  const keyIds = [...new Set(rows.flatMap((row) => (row.apiKeyId === null ? [] : [row.apiKeyId])))];
+  const [accounts, keys] = await Promise.all([
+    accountIds.length === 0
+      ? []
+      : deps.db.prisma.account.findMany({
+          where: { id: { in: accountIds } },
+          select: { id: true, handle: true },
+        }),
+    keyIds.length === 0
+      ? []
+      : deps.db.prisma.apiKey.findMany({
+          where: { id: { in: keyIds } },
+          select: { id: true, name: true },
+        }),
+  ]);
+  return {
+    handles: new Map(accounts.map(({ id, handle }) => [id, handle])),
+    keyNames: new Map(keys.map(({ id, name }) => [id, name])),
+  };
+}
+
+/**
+ * An account filter: an id as it is, a handle (no hyphen, so never a UUID) through one
+ * lookup that PostgreSQL runs once, before it reads the account's index.
+ */
+const accountCondition = (account: string): Prisma.Sql =>
+  account.includes('-')
+    ? Prisma.sql`account_id = ${account}::uuid`
+    : Prisma.sql`account_id = (SELECT id FROM accounts WHERE handle = ${account.toLowerCase()})`;
+
 export const OPERATOR_EVENT_COLUMNS = Prisma.sql`
   id, event, status, attempts, received_at AS "receivedAt", started_at AS "startedAt",
   finished_at AS "finishedAt", result, error, account_id AS "accountId", api_key_id AS "apiKeyId",
   request_id AS "requestId", replays, last_replayed_at AS "lastReplayedAt"`;
 
-export const presentOperatorEvent = (row: OperatorEventRow): OperatorEvent => ({
+export const presentOperatorEvent = (row: OperatorEventRow, names: Names): OperatorEvent => ({
   ...presentReceipt(row),
   accountId: row.accountId,
+  accountHandle: names.handles.get(row.accountId) ?? null,
   apiKeyId: row.apiKeyId,
+  apiKeyName: row.apiKeyId === null ? null : (names.keyNames.get(row.apiKeyId) ?? null),
   requestId: row.requestId,
 });
 
@@ -49,8 +93,7 @@ export function searchConditions(filters: EventSearchFilters): Prisma.Sql {
   const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (filters.status !== undefined) conditions.push(Prisma.sql`status = ${filters.status}`);
   if (filters.event !== undefined) conditions.push(Prisma.sql`event = ${filters.event}`);
-  if (filters.accountId !== undefined)
-    conditions.push(Prisma.sql`account_id = ${filters.accountId}::uuid`);
+  if (filters.accountId !== undefined) conditions.push(accountCondition(filters.accountId));
   if (filters.apiKeyId !== undefined)
     conditions.push(Prisma.sql`api_key_id = ${filters.apiKeyId}::uuid`);
   if (filters.slug !== undefined)
@@ -181,8 +224,15 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
   const { limit, cursor, ...filters } = query;
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const search: Query = { filters, after, take: limit + 1 };
-  const page = (rows: OperatorEventRow[]) =>
-    toPage(rows, limit, (row) => row.receivedAt, presentOperatorEvent);
+  const page = async (rows: OperatorEventRow[]) => {
+    const names = await namesOf(deps, rows);
+    return toPage(
+      rows,
+      limit,
+      (row) => row.receivedAt,
+      (row) => presentOperatorEvent(row, names),
+    );
+  };
 
   if (filters.slug !== undefined) {
     const without = await rangesWithoutKey(deps.db.pool, filters.slug);
