@@ -213,14 +213,19 @@ describe('queue state', () => {
   it('reports counts per state, workers, the oldest waiting job and per-minute throughput', async () => {
     const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
     await finalReceipt(api, key, id);
+    const failing = await accept(api, key, 'article.delete', { slug: uniqueSlug('missing') });
+    expect((await finalReceipt(api, key, failing)).status).toBe('failed');
+    expect((await sendEvent(api, key, 'article.create', { title: '' })).statusCode).toBe(400);
     // Counters are written about once a second, by the API and by the worker: polled until
     // both have, this minute or (should it have turned since) the one before.
+    type Minute = Record<'accepted' | 'applied' | 'failed' | 'rejected' | 'refused', number>;
     const lastTwoMinutes = async () => {
       const { throughput } = (await asAdmin('GET', '/api/admin/queue')).json<{
-        throughput: Array<{ accepted: number; applied: number }>;
+        throughput: Minute[];
       }>();
       const [before, last] = throughput.slice(-2);
-      return Math.min(before!.accepted + last!.accepted, before!.applied + last!.applied);
+      const sum = (name: keyof Minute) => before![name] + last![name];
+      return Math.min(sum('accepted'), sum('applied'), sum('failed'), sum('rejected'));
     };
     await expect.poll(lastTwoMinutes, { timeout: 15_000, interval: 200 }).toBeGreaterThanOrEqual(1);
     const state = (await asAdmin('GET', '/api/admin/queue')).json();
@@ -253,6 +258,9 @@ describe('queue state', () => {
       expect(state.paused).toBe(true);
       expect(state.counts.paused).toBeGreaterThanOrEqual(1);
       expect(state.oldestWaitingAgeSeconds).toBeGreaterThan(0.5);
+      // The event log's own count: the event is queued, whatever Redis holds.
+      expect(state.events.queued).toBeGreaterThanOrEqual(1);
+      expect(state.events.capped).toBe(false);
       expect(await finalReceipt(api, key, id, 1_000).catch(() => 'not finished')).toBe(
         'not finished',
       );

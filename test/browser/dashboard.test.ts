@@ -119,6 +119,8 @@ describe('dashboard', () => {
         // The page polls every 2 s: the waiting jobs show up without a reload.
         await eventually(() => count('waiting')).toBe(30);
         expect(await count('paused')).toBe(30);
+        // The headline figure is the event log's: at least these 30 (other tests share it).
+        expect(Number(await text('events-queued'))).toBeGreaterThanOrEqual(30);
         expect(await text('queue-oldest')).not.toBe('—');
         // Who is waiting: the publisher's row in the accounts panel (polled every 5 s).
         const mine = page.locator(`[data-account="${publisher.id}"]`);
@@ -272,6 +274,14 @@ describe('dashboard', () => {
       for (const excerpt of ['first', 'second'])
         ids.push(await accept(api, key, 'article.update', { slug, excerpt }));
       for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('failed');
+      // Failures are counted apart from the backlog: the last hour's, in red.
+      await eventually(
+        async () => Number(await text('events-failed')),
+        10_000,
+      ).toBeGreaterThanOrEqual(2);
+      expect(await page.getByTestId('events-failed').locator('..').getAttribute('class')).toContain(
+        'alert',
+      );
 
       await page.getByTestId('search-reset').click();
       await page.getByTestId('filter-status').selectOption('failed');
@@ -299,7 +309,7 @@ describe('dashboard', () => {
         void dialog.dismiss();
       });
       await page.getByTestId('bulk-retry').click();
-      await eventually(() => question).toContain('Retry 2 failed events');
+      await eventually(async () => question).toContain('Retry 2 failed events');
       expect(question).toContain('ARTICLE_NOT_FOUND: 2');
       expect(question).toContain(slug);
       const untouched = await api.app.inject({

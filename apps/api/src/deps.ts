@@ -1,5 +1,5 @@
 import type { FairAdmission, RefusalReport } from '@ingest/fairness';
-import type { MinuteCounter } from '@ingest/queue';
+import type { MinuteCounters } from '@ingest/queue';
 import type { ApiClients } from './clients.js';
 import type { ApiMetrics } from './metrics.js';
 import type { CallRecorder } from './publish/call-recorder.js';
@@ -17,8 +17,8 @@ export interface ApiDeps extends ApiClients {
   apiKeys: ApiKeyAuthenticator;
   /** Lets `Prefer: wait` requests hear when their event is finished. */
   waiter: EventWaiter;
-  /** Events accepted per minute, for the operators' throughput chart. */
-  acceptedCounter: MinuteCounter;
+  /** Events accepted and rejected, requests refused, per minute: the operators' chart. */
+  counters: MinuteCounters<'accepted' | 'rejected' | 'refused'>;
   /** Prometheus series served at /metrics. */
   metrics: ApiMetrics;
   /** Admits or refuses each request by the API's queueing delay and the tenants' shares. */

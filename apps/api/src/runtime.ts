@@ -16,7 +16,7 @@ import {
   connectRedis,
   createContentShards,
   createDeliveryQueue,
-  createMinuteCounter,
+  createMinuteCounters,
   queueTelemetry,
   warnUnlessNoEviction,
   type RedisClient,
@@ -122,6 +122,11 @@ export async function createApiRuntime(
   const clients = { config, db, replica, redis, queues, deliveryQueue, shares, logger };
   const admission = createFairAdmission(config.admission);
   const metrics = createApiMetrics(clients, admission);
+  const counters = createMinuteCounters(redis, config.redis.keyPrefix, [
+    'accepted',
+    'rejected',
+    'refused',
+  ]);
   const deps: ApiDeps = {
     ...clients,
     metrics,
@@ -130,10 +135,13 @@ export async function createApiRuntime(
       logger,
       intervalMs: REFUSAL_LOG_INTERVAL_MS,
       context: () => ({ admission: admission.state(), busiest: admission.busiest(3) }),
-      onRefused: (reason) => metrics.requestsRefused.inc({ reason }),
+      onRefused: (reason) => {
+        metrics.requestsRefused.inc({ reason });
+        counters.refused.increment();
+      },
     }),
     waiter: createEventWaiter(config.database.directUrl, logger),
-    acceptedCounter: createMinuteCounter(redis, config.redis.keyPrefix, 'accepted'),
+    counters,
     recorder: createCallRecorder(clients),
     apiKeys: createApiKeyAuthenticator(clients),
   };
@@ -151,7 +159,7 @@ export async function createApiRuntime(
     admission.close();
     shares.close();
     await deps.recorder.drain(); // calls they handed in are written
-    await deps.acceptedCounter.stop();
+    await deps.counters.stopAll();
     await deps.waiter.close();
     await options.beforeDisconnect?.(deps);
     await queues.close();

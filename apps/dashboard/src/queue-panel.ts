@@ -6,6 +6,16 @@ import { formatClock, formatSeconds } from './format';
 
 const COUNTS = ['waiting', 'active', 'delayed', 'failed', 'paused', 'completed'] as const;
 
+/** The headline figures: events in the log, and the last hour's failures and refusals. */
+const FIGURES = [
+  { name: 'queued', label: 'events queued' },
+  { name: 'processing', label: 'processing' },
+  { name: 'failed', label: 'failed, last hour' },
+  { name: 'rejected', label: 'rejected, last hour' },
+  { name: 'refused', label: 'refused (429/503), last hour' },
+] as const;
+type Figure = (typeof FIGURES)[number]['name'];
+
 export interface QueuePanel {
   element: HTMLElement;
   update(state: QueueState): void;
@@ -16,6 +26,10 @@ export interface QueuePanel {
 export function createQueuePanel(onChanged: () => void): QueuePanel {
   const values = new Map(
     COUNTS.map((name) => [name, el('strong', { testid: `count-${name}` }, '…')]),
+  );
+  // From the event log and the per-minute counts: events, not jobs kept in Redis.
+  const figures = new Map(
+    FIGURES.map(({ name }) => [name, el('strong', { testid: `events-${name}` }, '…')]),
   );
   const state = el('span', { class: 'badge', testid: 'queue-state' }, '…');
   const workers = el('strong', { testid: 'queue-workers' }, '…');
@@ -59,6 +73,14 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
     el(
       'div',
       { class: 'tiles' },
+      ...FIGURES.map(({ name, label }) =>
+        el('div', { class: `tile tile-${name}` }, figures.get(name), el('span', {}, label)),
+      ),
+    ),
+    el('h3', { class: 'muted' }, 'Jobs in Redis'),
+    el(
+      'div',
+      { class: 'tiles tiles-small' },
       ...[...values].map(([name, value]) =>
         el('div', { class: `tile tile-${name}` }, value, el('span', {}, name)),
       ),
@@ -76,10 +98,20 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
   return {
     element,
     update(queue) {
-      for (const [name, node] of values) {
-        const value = queue.counts[name];
-        node.textContent = String(value);
-        node.parentElement?.classList.toggle('alert', name === 'failed' && value > 0);
+      for (const [name, node] of values) node.textContent = String(queue.counts[name]);
+      const lastHour = (name: 'failed' | 'rejected' | 'refused') =>
+        queue.throughput.reduce((sum, minute) => sum + minute[name], 0);
+      const shown: Record<Figure, number> = {
+        queued: queue.events.queued,
+        processing: queue.events.processing,
+        failed: lastHour('failed'),
+        rejected: lastHour('rejected'),
+        refused: lastHour('refused'),
+      };
+      for (const [name, node] of figures) {
+        const capped = queue.events.capped && (name === 'queued' || name === 'processing');
+        node.textContent = `${shown[name]}${capped ? '+' : ''}`;
+        node.parentElement?.classList.toggle('alert', name === 'failed' && shown[name] > 0);
       }
       fill(state, queue.paused ? 'paused' : 'running');
       state.className = `badge badge-${queue.paused ? 'paused' : 'running'}`;

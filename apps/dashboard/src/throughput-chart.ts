@@ -1,4 +1,4 @@
-// Events accepted and applied per minute over the last hour, drawn with uPlot.
+// Events accepted, applied and failed per minute over the last hour, drawn with uPlot.
 import type { QueueState } from '@ingest/contracts';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -23,11 +23,13 @@ const MINUTE_SECONDS = 60;
 function columns(points: Throughput[]): uPlot.AlignedData {
   const minutes = points.map((point) => Date.parse(point.minute) / 1000);
   const last = points.at(-1);
-  if (last === undefined) return [[], [], []];
+  if (last === undefined) return [[], [], [], []];
   return [
     [...minutes, (minutes.at(-1) ?? 0) + MINUTE_SECONDS],
     [...points.map((point) => point.accepted), null],
     [...points.map((point) => point.applied), last.applied],
+    // Failures on a line of their own: the gap between accepted and applied is not lag.
+    [...points.map((point) => point.failed), last.failed],
   ];
 }
 
@@ -57,7 +59,8 @@ export function createThroughputChart(): ThroughputChart {
     update(points) {
       const accepted = points.reduce((sum, point) => sum + point.accepted, 0);
       const applied = points.reduce((sum, point) => sum + point.applied, 0);
-      total.textContent = `${accepted} accepted · ${applied} applied`;
+      const failed = points.reduce((sum, point) => sum + point.failed, 0);
+      total.textContent = `${accepted} accepted · ${applied} applied · ${failed} failed`;
       if (plot !== undefined) return plot.setData(columns(points));
       plot = new uPlot(
         {
@@ -85,6 +88,13 @@ export function createThroughputChart(): ThroughputChart {
             {
               label: 'applied',
               stroke: '#16a34a',
+              width: 2,
+              paths: uPlot.paths.stepped?.({ align: 1 }),
+              points: { show: false },
+            },
+            {
+              label: 'failed',
+              stroke: '#dc2626',
               width: 2,
               paths: uPlot.paths.stepped?.({ align: 1 }),
               points: { show: false },

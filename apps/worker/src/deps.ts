@@ -2,7 +2,7 @@ import type { WorkerConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ShareBook } from '@ingest/fairness';
-import type { ContentShards, DeliveryQueue, MinuteCounter } from '@ingest/queue';
+import type { ContentShards, DeliveryQueue, MinuteCounters } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
 import type { CategoryCache } from '@ingest/events';
 
@@ -17,8 +17,8 @@ export interface WorkerDeps {
   queues: ContentShards;
   /** For the deliveries that applied changes record, and their reconciler. */
   deliveryQueue: DeliveryQueue;
-  /** Events applied per minute, for the operators' throughput chart. */
-  appliedCounter: MinuteCounter;
+  /** Events applied and failed for good per minute, for the operators' chart. */
+  counters: MinuteCounters<'applied' | 'failed'>;
   /** Prometheus series served at /metrics on the worker's HTTP port. */
   metrics: WorkerMetrics;
   /** Category ids seen committed, shared by this runtime's transactions only. */

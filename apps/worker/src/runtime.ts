@@ -13,7 +13,7 @@ import {
   bullPrefix,
   createContentShards,
   createDeliveryQueue,
-  createMinuteCounter,
+  createMinuteCounters,
   createRedisConnection,
   queueTelemetry,
   deliveryBackoff,
@@ -91,7 +91,7 @@ export async function createWorkerRuntime(
     db,
     queues,
     deliveryQueue,
-    appliedCounter: createMinuteCounter(queueConnection, config.redis.keyPrefix, 'applied'),
+    counters: createMinuteCounters(queueConnection, config.redis.keyPrefix, ['applied', 'failed']),
     metrics: createWorkerMetrics(queues),
     categoryCache: createCategoryCache(),
     shares: await createShareBook({
@@ -158,7 +158,7 @@ export async function createWorkerRuntime(
     await maintenance.stop();
     await partitionUpkeep.stop();
     deps.shares.close();
-    await deps.appliedCounter.stop();
+    await deps.counters.stopAll();
     await httpServer.close();
     await queues.close();
     await deliveryQueue.close();

@@ -33,10 +33,34 @@ export const QueueStateSchema = z
       description:
         "Seconds since the job next in line was queued (the head of the fair order); null when none waits. Older jobs may wait in a busy account's backlog: see GET /api/admin/queue/accounts",
     }),
-    throughput: z
-      .array(z.object({ minute: z.iso.datetime(), accepted: z.int(), applied: z.int() }))
+    events: z
+      .object({
+        queued: z.int().min(0),
+        processing: z.int().min(0),
+        capped: z.boolean().meta({
+          description: 'More than 100,000 events are unfinished: the counts stop there',
+        }),
+      })
       .meta({
-        description: 'Events accepted and applied per minute over the last hour, oldest first',
+        description:
+          'Unfinished events in the event log: queued (waiting, parked or between retries) and processing (a retry or redelivery in flight)',
+      }),
+    throughput: z
+      .array(
+        z.object({
+          minute: z.iso.datetime(),
+          accepted: z.int(),
+          applied: z.int(),
+          failed: z.int().meta({ description: 'Events that failed for good' }),
+          rejected: z.int().meta({ description: 'Events refused with a 400 and recorded' }),
+          refused: z.int().meta({
+            description: 'Requests refused with 429 or 503 (over share, overloaded, rate limited)',
+          }),
+        }),
+      )
+      .meta({
+        description:
+          'Per minute over the last hour, oldest first: events accepted, applied, failed and rejected, requests refused',
       }),
   })
   .meta({ id: 'QueueState' });

@@ -39,9 +39,12 @@ export { requeueEvent, requeueJob, type Requeued } from './requeue.js';
 export { promoteJobs, promoteParked, type JobRef } from './parked-jobs.js';
 export { countWorkers, readQueueDepth, type QueueDepth } from './queue-queries.js';
 export {
-  createMinuteCounter,
+  createMinuteCounters,
+  MINUTE_COUNTS,
   readMinuteCounts,
+  type MinuteCountName,
   type MinuteCounter,
+  type MinuteCounters,
 } from './throughput-counters.js';
 export {
   createDeliveryQueue,

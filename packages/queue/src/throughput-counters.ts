@@ -8,6 +8,14 @@ const minuteOf = (time: number): number => Math.floor(time / MINUTE_MS) * MINUTE
 const keyOf = (keyPrefix: string, name: string, minute: number) =>
   `${keyPrefix}:stats:${name}:${minute}`;
 
+/**
+ * What is counted per minute: calls' events accepted and rejected (400s recorded in the
+ * event log) and requests refused (429 and 503) by the API; events applied and failed for
+ * good by the workers.
+ */
+export const MINUTE_COUNTS = ['accepted', 'rejected', 'refused', 'applied', 'failed'] as const;
+export type MinuteCountName = (typeof MINUTE_COUNTS)[number];
+
 export interface MinuteCounter {
   increment(by?: number): void;
   /** Writes what is counted so far; called every second, and on shutdown. */
@@ -24,7 +32,7 @@ export interface MinuteCounter {
 export function createMinuteCounter(
   redis: RedisClient,
   keyPrefix: string,
-  name: string,
+  name: MinuteCountName,
 ): MinuteCounter {
   const pending = new Map<number, number>();
   const flush = async () => {
@@ -59,7 +67,7 @@ export function createMinuteCounter(
 export async function readMinuteCounts(
   redis: RedisClient,
   keyPrefix: string,
-  name: string,
+  name: MinuteCountName,
   minutes: number,
   now = Date.now(),
 ): Promise<Array<{ minute: number; count: number }>> {
@@ -73,4 +81,25 @@ export async function readMinuteCounts(
     starts.map((minute) => redis.get(keyOf(keyPrefix, name, minute))),
   );
   return starts.map((minute, index) => ({ minute, count: Number(values[index] ?? 0) }));
+}
+
+/** One counter of each name, stopped (flushed) together. */
+export type MinuteCounters<Name extends MinuteCountName> = Record<Name, MinuteCounter> & {
+  stopAll(): Promise<void>;
+};
+
+export function createMinuteCounters<Name extends MinuteCountName>(
+  redis: RedisClient,
+  keyPrefix: string,
+  names: readonly Name[],
+): MinuteCounters<Name> {
+  const counters = Object.fromEntries(
+    names.map((name) => [name, createMinuteCounter(redis, keyPrefix, name)]),
+  ) as Record<Name, MinuteCounter>;
+  return {
+    ...counters,
+    stopAll: async () => {
+      await Promise.all(names.map((name) => counters[name].stop()));
+    },
+  };
 }

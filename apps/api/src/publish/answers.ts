@@ -6,7 +6,7 @@ import { recordableEventName, recordablePayload } from './recordable-payload.js'
 
 // What the publish path answers and counts for each event of a call.
 
-type Deps = Pick<ApiDeps, 'db' | 'acceptedCounter' | 'metrics' | 'logger'>;
+type Deps = Pick<ApiDeps, 'db' | 'counters' | 'metrics' | 'logger'>;
 
 export const acceptedAnswer = (id: string, event: string, receivedAt: Date): AcceptedEvent => ({
   id,
@@ -40,8 +40,8 @@ export function originalOf(originals: Map<string, AcceptedEvent>, eventId: strin
   return original;
 }
 
-export function countAccepted(deps: Pick<Deps, 'acceptedCounter' | 'metrics'>, event: string) {
-  deps.acceptedCounter.increment();
+export function countAccepted(deps: Pick<Deps, 'counters' | 'metrics'>, event: string) {
+  deps.counters.accepted.increment();
   deps.metrics.eventsAccepted.inc({ event });
 }
 
@@ -71,11 +71,12 @@ export function rejectedRow(
 
 /** Counts refused events; logs each of a call, or one line for a batch's. */
 export function countRejected(
-  deps: Pick<Deps, 'metrics' | 'logger'>,
+  deps: Pick<Deps, 'counters' | 'metrics' | 'logger'>,
   requestId: string,
   refused: Array<{ eventId: string; code: string }>,
 ): void {
   refused.forEach(({ code }) => deps.metrics.eventsRejected.inc({ code }));
+  deps.counters.rejected.increment(refused.length);
   const [only] = refused;
   if (refused.length === 1 && only !== undefined) {
     deps.logger.info({ eventId: only.eventId, requestId, code: only.code }, 'event rejected');

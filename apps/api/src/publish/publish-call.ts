@@ -21,7 +21,7 @@ import {
 } from './call-items.js';
 import { verifyCallSignature, type SignedCall } from './request-signature.js';
 
-type Deps = Pick<ApiDeps, 'db' | 'config' | 'logger' | 'recorder' | 'acceptedCounter' | 'metrics'>;
+type Deps = Pick<ApiDeps, 'db' | 'config' | 'logger' | 'recorder' | 'counters' | 'metrics'>;
 
 /** A call to POST /api/webhooks/content (one event) or /batch (its events), its key known. */
 export interface Call {

@@ -1643,12 +1643,25 @@ export interface components {
       workers: number | null;
       /** @description Seconds since the job next in line was queued (the head of the fair order); null when none waits. Older jobs may wait in a busy account's backlog: see GET /api/admin/queue/accounts */
       oldestWaitingAgeSeconds: number | null;
-      /** @description Events accepted and applied per minute over the last hour, oldest first */
+      /** @description Unfinished events in the event log: queued (waiting, parked or between retries) and processing (a retry or redelivery in flight) */
+      events: {
+        queued: number;
+        processing: number;
+        /** @description More than 100,000 events are unfinished: the counts stop there */
+        capped: boolean;
+      };
+      /** @description Per minute over the last hour, oldest first: events accepted, applied, failed and rejected, requests refused */
       throughput: {
         /** Format: date-time */
         minute: string;
         accepted: number;
         applied: number;
+        /** @description Events that failed for good */
+        failed: number;
+        /** @description Events refused with a 400 and recorded */
+        rejected: number;
+        /** @description Requests refused with 429 or 503 (over share, overloaded, rate limited) */
+        refused: number;
       }[];
     };
     OperatorEvent: {
