@@ -220,6 +220,15 @@ describe('dashboard', () => {
       const account = rows.first().getByTestId('event-account');
       expect(await account.textContent()).toBe(publisher.handle);
       expect(await account.getAttribute('title')).toBe(publisher.id);
+      // A filter the API refuses leaves its error alone, not the last search's rows under it.
+      await page.getByTestId('filter-payload').fill('{"category":');
+      await page.getByTestId('search-submit').click();
+      await eventually(() => rows.count()).toBe(0);
+      expect(await page.getByTestId('search-error').isVisible()).toBe(true);
+      expect(await page.getByTestId('load-more').isHidden()).toBe(true);
+      await page.getByTestId('filter-payload').fill('');
+      await page.getByTestId('search-submit').click();
+      await eventually(() => rows.count()).toBe(25);
       await page.getByTestId('load-more').click();
       await eventually(() => rows.count()).toBe(30);
       expect(await page.getByTestId('load-more').isHidden()).toBe(true);

@@ -94,7 +94,11 @@ export function renderDashboard(root: HTMLElement): void {
       endpoints.showError(messageOf(failure));
     }
   });
-  const queue = createQueuePanel(poll);
+  // After a pause or resume the listed events move on too: the last search is read again.
+  const queue = createQueuePanel(() => {
+    poll();
+    void search.refresh();
+  });
   const accounts = createAccountsPanel();
   const endpoints = createEndpointsPanel(pollEndpoints);
   const storage = createStoragePanel(pollStorage);

@@ -15,7 +15,9 @@ const rate = ({ lastDay }: AdminEndpoint): string =>
   lastDay.successRate === null ? '—' : `${Math.round(lastDay.successRate * 100)}%`;
 
 const counts = ({ lastDay }: AdminEndpoint): string =>
-  `${lastDay.succeeded} ok · ${lastDay.failed} failed · ${lastDay.pending} pending`;
+  lastDay.succeeded + lastDay.failed + lastDay.pending === 0
+    ? 'no deliveries in 24 h'
+    : `${lastDay.succeeded} ok · ${lastDay.failed} failed · ${lastDay.pending} pending`;
 
 /** `onChanged` reads the endpoints again, after a resend. */
 export function createEndpointsPanel(onChanged: () => void): EndpointsPanel {

@@ -8,6 +8,8 @@ import { createSearchForm } from './search-form';
 export interface EventSearch {
   element: HTMLElement;
   search(): Promise<void>;
+  /** Reads the last search again (its filters as applied, not as since typed). */
+  refresh(): Promise<void>;
   /** Redraws the row of an event that changed (after a retry, say). */
   updateRow(event: OperatorEvent): void;
 }
@@ -80,6 +82,15 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
       summary.textContent = `${shown} event${shown === 1 ? '' : 's'}${cursor === null ? '' : ' so far'}`;
       form.showError(null);
     } catch (failure) {
+      if (ticket !== latest) return;
+      if (!next) {
+        // The error stands alone: the rows of another search would read as this one's.
+        rows.replaceChildren();
+        shown = 0;
+        cursor = null;
+        more.hidden = true;
+        summary.textContent = '';
+      }
       form.showError(failure instanceof Error ? failure : new Error(String(failure)));
     } finally {
       more.disabled = false;
@@ -155,6 +166,7 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
   return {
     element,
     search: () => load(form.filters()),
+    refresh: () => load(applied),
     updateRow(event) {
       const old = rows.querySelector(`tr[data-event-id="${CSS.escape(event.id)}"]`);
       if (old !== null) old.replaceWith(row(event));

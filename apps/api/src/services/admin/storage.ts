@@ -20,13 +20,17 @@ interface MeasuredPartition extends Partition {
 }
 
 /**
- * Each partition's size and row estimate, from the catalog alone: no partition is
- * scanned. A partition dropped since it was listed measures 0.
+ * Each partition's size and row estimate, from the catalog and the statistics collector
+ * alone: no partition is scanned. The planner's estimate (reltuples) is -1 until a
+ * partition is first vacuumed or analysed, which for the day's partition is often never
+ * while it is written: then the collector's count of live rows, kept as rows are written,
+ * stands in. A partition dropped since it was listed measures 0.
  */
 async function measure(pool: pg.Pool, partitions: Partition[]): Promise<MeasuredPartition[]> {
-  const { rows } = await pool.query<{ name: string; bytes: string | null; tuples: number }>(
-    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, c.reltuples AS tuples
-     FROM pg_class c
+  const { rows } = await pool.query<{ name: string; bytes: string | null; tuples: number | null }>(
+    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes,
+            CASE WHEN c.reltuples >= 0 THEN c.reltuples ELSE s.n_live_tup END AS tuples
+     FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
      WHERE c.relname = ANY($1::text[]) AND c.relnamespace = current_schema()::regnamespace`,
     [partitions.map((partition) => partition.name)],
   );
@@ -36,8 +40,8 @@ async function measure(pool: pg.Pool, partitions: Partition[]): Promise<Measured
     return {
       ...partition,
       sizeBytes: Number(row?.bytes ?? 0),
-      // -1: never vacuumed or analysed, so the planner knows nothing of its rows yet.
-      rowsEstimate: row === undefined || row.tuples < 0 ? null : Math.round(row.tuples),
+      rowsEstimate:
+        row === undefined || row.tuples === null || row.tuples < 0 ? null : Math.round(row.tuples),
     };
   });
 }
