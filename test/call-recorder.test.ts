@@ -273,4 +273,39 @@ describe('grouped writes under Idempotency-Keys', () => {
     const rows = await rowsOf(events.map((queued) => queued.id));
     expect(rows.map((row) => row.id)).toEqual(events.map((queued) => queued.id));
   });
+
+  it('records the refused events of a call held by a key once, when the call is recorded alone', async () => {
+    const recorder = createCallRecorder(api.deps);
+    const queued = queuedEventFor(account.id);
+    const heldKey = `refusals-held-${queued.id}`;
+    const refused = {
+      id: uuidv7(),
+      accountId: account.id,
+      apiKeyId,
+      requestId: queued.requestId,
+      event: 'article.create',
+      payload: { event: 'article.create', data: {} },
+      error: { code: 'VALIDATION_FAILED', message: 'The payload is invalid' },
+    };
+    const copy = await holdClaimOf(account.id, heldKey);
+    let recorded: Promise<unknown>;
+    try {
+      recorded = recorder.record({
+        accepted: [{ queued, claim: claimOf(heldKey) }],
+        rejected: [refused],
+      });
+      await accept(recorder, queuedEventFor(account.id)); // the held call's write is over
+      await copy.query('COMMIT');
+    } finally {
+      copy.release();
+    }
+    expect(await recorded!).toEqual([{ receivedAt: expect.any(Date) }]);
+    const rows = await rowsOf([queued.id, refused.id]);
+    expect(new Map(rows.map((row) => [row.id, row.status]))).toEqual(
+      new Map([
+        [queued.id, 'queued'],
+        [refused.id, 'rejected'],
+      ]),
+    );
+  });
 });

@@ -16,7 +16,9 @@ export interface RejectedEvent {
 
 /**
  * Records refused calls (or a batch's refused items), finished at once, in one statement:
- * an operator can see what a bot sent, and why not.
+ * an operator can see what a bot sent, and why not. Recording the same rows again does
+ * nothing: a call whose key was held is recorded again, whole, after its group's write,
+ * which may already have recorded its refusals.
  */
 export async function insertRejected(on: Queryable, rejected: RejectedEvent[]): Promise<void> {
   if (rejected.length === 0) return;
@@ -31,7 +33,8 @@ export async function insertRejected(on: Queryable, rejected: RejectedEvent[]): 
       FROM ROWS FROM (unnest($1::uuid[]), unnest($2::uuid[]), unnest($3::uuid[]),
                       unnest($4::text[]), jsonb_array_elements($5::jsonb), unnest($6::text[]),
                       jsonb_array_elements($7::jsonb))
-           AS r(id, account_id, api_key_id, event, payload, request_id, error)`,
+           AS r(id, account_id, api_key_id, event, payload, request_id, error)
+      ON CONFLICT (id) DO NOTHING`,
     values: [
       rejected.map((row) => row.id),
       rejected.map((row) => row.accountId),
