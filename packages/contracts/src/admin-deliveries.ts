@@ -82,7 +82,7 @@ export const BULK_RESEND_MAX = 1_000;
 
 export const DeliveryResendRequestSchema = z
   .strictObject({ status: z.literal('failed').default('failed'), ...DeliveryFilterFields })
-  .meta({ id: 'DeliveryResendRequest' });
+  .meta({ id: 'DeliveryResendRequest', examples: [{ status: 'failed', type: 'article.created' }] });
 export type DeliveryResendRequest = z.infer<typeof DeliveryResendRequestSchema>;
 
 export const DeliveryResendResultSchema = z

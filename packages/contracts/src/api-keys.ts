@@ -29,7 +29,10 @@ export const apiKeyCreateRequestSchema = (scopes: readonly string[]) =>
           'Refuse calls with this key that are not signed with its signing secret (default false)',
       }),
     })
-    .meta({ id: 'ApiKeyCreateRequest' });
+    .meta({
+      id: 'ApiKeyCreateRequest',
+      examples: [{ name: 'CMS publisher', scopes: ['content:create'], requireSignature: false }],
+    });
 export type ApiKeyCreateRequest = z.infer<ReturnType<typeof apiKeyCreateRequestSchema>>;
 
 const ApiKeyFields = {
@@ -82,7 +85,7 @@ export const ApiKeyUpdateRequestSchema = z
       description: 'Refuse calls with this key that are not signed with its signing secret',
     }),
   })
-  .meta({ id: 'ApiKeyUpdateRequest' });
+  .meta({ id: 'ApiKeyUpdateRequest', examples: [{ requireSignature: true }] });
 export type ApiKeyUpdateRequest = z.infer<typeof ApiKeyUpdateRequestSchema>;
 
 export const SigningSecretRotatedSchema = z

@@ -46,7 +46,17 @@ export const RegisterRequestSchema = z
     handle: HandleSchema,
     name: trimmedText(1, 100),
   })
-  .meta({ id: 'RegisterRequest' });
+  .meta({
+    id: 'RegisterRequest',
+    examples: [
+      {
+        email: 'ada@example.com',
+        password: 'correct horse battery staple',
+        handle: 'ada_writes',
+        name: 'Ada Lovelace',
+      },
+    ],
+  });
 export type RegisterRequest = z.infer<typeof RegisterRequestSchema>;
 
 // Login does not re-check the password rules: a wrong password is INVALID_CREDENTIALS,
@@ -63,7 +73,10 @@ export const LoginRequestSchema = z
       .refine(isWellFormedText, WELL_FORMED_MESSAGE),
     password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
   })
-  .meta({ id: 'LoginRequest' });
+  .meta({
+    id: 'LoginRequest',
+    examples: [{ email: 'ada@example.com', password: 'correct horse battery staple' }],
+  });
 export type LoginRequest = z.infer<typeof LoginRequestSchema>;
 
 export const AccountSchema = z

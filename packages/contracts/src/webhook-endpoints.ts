@@ -30,7 +30,16 @@ export function endpointRequestSchemas(messageTypes: readonly string[]) {
         }),
         description: trimmedText(0, 500).optional(),
       })
-      .meta({ id: 'EndpointCreateRequest' }),
+      .meta({
+        id: 'EndpointCreateRequest',
+        examples: [
+          {
+            url: 'https://hooks.example.com/ingest',
+            events: ['article.created', 'article.updated'],
+            description: 'Search index',
+          },
+        ],
+      }),
     update: z
       .strictObject({
         url: EndpointUrlSchema.optional(),
@@ -42,7 +51,7 @@ export function endpointRequestSchemas(messageTypes: readonly string[]) {
         }),
       })
       .refine((body) => Object.keys(body).length > 0, 'must change at least one field')
-      .meta({ id: 'EndpointUpdateRequest' }),
+      .meta({ id: 'EndpointUpdateRequest', examples: [{ enabled: false }] }),
   };
 }
 type EndpointRequests = ReturnType<typeof endpointRequestSchemas>;

@@ -98,6 +98,7 @@ export const articleDelete = {
   version: 1,
   description: 'Delete one of your articles, found by slug',
   dataSchema,
+  example: { slug: 'how-we-ship-on-fridays' },
   orderKeys: (data) => [data.slug],
   message,
   apply,

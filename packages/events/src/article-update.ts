@@ -183,6 +183,11 @@ export const articleUpdate = {
   version: 1,
   description: 'Change fields of one of your articles, found by slug; null clears a field',
   dataSchema,
+  example: {
+    slug: 'how-we-ship-on-fridays',
+    ifVersion: 1,
+    title: 'How we ship on Fridays, safely',
+  },
   orderKeys: (data) =>
     data.newSlug === undefined || data.newSlug === data.slug
       ? [data.slug]

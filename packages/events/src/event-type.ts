@@ -51,6 +51,8 @@ export interface EventType<Name extends string, Data, Scope extends string = str
   description: string;
   /** Its `data`, under the deployment's content limits. */
   dataSchema(limits: ContentLimits): z.ZodType<Data>;
+  /** A `data` that its schema accepts, as the OpenAPI document's example shows it. */
+  example: Data;
   /**
    * The lines it stands in: what it is about within its account (a slug, a highlight).
    * Events sharing a key apply in the order they were accepted.

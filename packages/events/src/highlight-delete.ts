@@ -63,6 +63,7 @@ export const highlightDelete = {
   version: 1,
   description: 'Delete one of your highlights, found by id',
   dataSchema,
+  example: { id: '0192f0c4-6b1a-7c3e-9a51-2d8e4f6a7b90' },
   orderKeys: (data) => [highlightLine(data.id)],
   message,
   apply,

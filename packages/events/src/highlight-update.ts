@@ -110,6 +110,7 @@ export const highlightUpdate = {
   version: 1,
   description: 'Change fields of one of your highlights, found by id; null clears a field',
   dataSchema,
+  example: { id: '0192f0c4-6b1a-7c3e-9a51-2d8e4f6a7b90', title: 'A Friday deploy in 60 seconds' },
   orderKeys: (data) =>
     typeof data.articleSlug === 'string'
       ? [highlightLine(data.id), data.articleSlug]

@@ -9,9 +9,14 @@ import { nonEmpty } from './in-order.js';
 export const orderKeysOf = <Name extends EventName>(event: Name, data: EventData<Name>): string[] =>
   EVENT_TYPES[event].orderKeys(data);
 
+/** A request of each event type, as the document's examples show them. */
+const EXAMPLES = EVENT_TYPE_LIST.map((type) => ({ event: type.name, data: type.example }));
+
 const requestVariants = (limits: ContentLimits) =>
-  EVENT_TYPE_LIST.map((type) =>
-    z.strictObject({ event: z.literal(type.name), data: type.dataSchema(limits) }),
+  EVENT_TYPE_LIST.map((type, i) =>
+    z
+      .strictObject({ event: z.literal(type.name), data: type.dataSchema(limits) })
+      .meta({ examples: [EXAMPLES[i]] }),
   );
 
 /**
@@ -20,7 +25,7 @@ const requestVariants = (limits: ContentLimits) =>
  */
 export const ContentEventRequestSchema = z
   .discriminatedUnion('event', nonEmpty(requestVariants(DEFAULT_CONTENT_LIMITS)))
-  .meta({ id: 'ContentEventRequest' });
+  .meta({ id: 'ContentEventRequest', examples: EXAMPLES });
 
 const IdempotencyKeyField = z.string().min(1).max(255).optional().meta({
   description:
@@ -45,4 +50,14 @@ export const batchRequestSchema = (maxEvents: number) =>
         .min(1)
         .max(maxEvents),
     })
-    .meta({ id: 'ContentBatchRequest' });
+    .meta({
+      id: 'ContentBatchRequest',
+      examples: [
+        {
+          events: EXAMPLES.slice(0, 2).map((event, i) => ({
+            ...event,
+            idempotencyKey: `fridays-${i + 1}`,
+          })),
+        },
+      ],
+    });

@@ -155,6 +155,24 @@ function withoutUnreachableSchemas(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/**
+ * zod leaves a schema's `examples` out of its parsed (`FooInput`) variant when the schema
+ * transforms (a handle lower-cased, duplicate scopes folded): they are outputs of the
+ * transforms. A request's examples are inputs the transforms leave unchanged, so the
+ * variant a request body refers to shows them too (test/openapi-examples.test.ts sends
+ * each one).
+ */
+function withRequestExamples(document: OpenApiDocument): OpenApiDocument {
+  const schemas = 'components' in document ? document.components?.schemas : undefined;
+  for (const [name, schema] of Object.entries(schemas ?? {})) {
+    const examples = (schemas?.[name.replace(/Input$/, '')] as JsonObject | undefined)?.examples;
+    if (name.endsWith('Input') && isObject(schema) && !('examples' in schema) && examples) {
+      schema.examples = examples;
+    }
+  }
+  return document;
+}
+
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -238,7 +256,9 @@ export const openapiPlugin = fp(
       },
       transform,
       transformObject: (input) =>
-        withRequestIdRequired(withoutUnreachableSchemas(jsonSchemaTransformObject(input))),
+        withRequestIdRequired(
+          withoutUnreachableSchemas(withRequestExamples(jsonSchemaTransformObject(input))),
+        ),
     });
     app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     // Self-hosted: nothing on the page may reach outside this server. Scalar's cloud

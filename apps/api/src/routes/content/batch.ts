@@ -50,6 +50,10 @@ export function batchRoute(
         response: {
           200: json(BatchResultSchema, 'One result per event, in the order sent', {
             ...HEADERS.rateLimit,
+            'retry-after': {
+              type: 'integer',
+              description: 'When events past the rate limit were refused: seconds until it resets',
+            },
           }),
           ...problems(400, 401, 403, 409, 413, 429, 503),
         },

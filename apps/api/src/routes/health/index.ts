@@ -7,10 +7,12 @@ import type { ApiDeps } from '../../deps.js';
 import { unauthenticated } from '../../access/challenges.js';
 import { json } from '../../plugins/openapi-responses.js';
 
+const CheckSchema = z.enum(['ok', 'failed']);
+
 const ReadinessSchema = z
   .object({
     status: z.enum(['ok', 'unavailable']),
-    checks: z.record(z.string(), z.enum(['ok', 'failed'])),
+    checks: z.object({ postgres: CheckSchema, redis: CheckSchema }),
   })
   .meta({ id: 'Readiness' });
 
