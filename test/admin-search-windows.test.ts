@@ -2,8 +2,9 @@
 // stops once a page is settled (apps/api/src/services/admin/newest-first.ts). Pages must
 // come out exactly as one query over the whole log would give them: every event once, in
 // order, whichever windows a page spans, also where an event's id time and its
-// received_at disagree by up to the clock margin, and whatever the filters.
-import type { EventSearchQuery, OperatorEvent } from '@ingest/contracts';
+// received_at disagree by up to the clock margin, and whatever the filters; and the first
+// page's count of matches is the number of them.
+import type { EventSearchQuery, EventSearchResult } from '@ingest/contracts';
 import { searchEvents } from '@ingest/api/event-search';
 import { createDatabase, type Database } from '@ingest/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,18 +93,26 @@ afterAll(async () => {
 
 const deps = () => ({ db, config: { eventLog: { interval: 'day' } } }) as never;
 
-/** Every page of `query`, `limit` at a time, following the cursors. */
+/**
+ * Every page of `query`, `limit` at a time, following the cursors; the first page's count,
+ * summed over the same windows, must be all of them.
+ */
 async function allPages(query: Omit<EventSearchQuery, 'limit'>, limit: number) {
   const ids: string[] = [];
   let cursor: string | undefined;
+  let counted: EventSearchResult['matches'];
   for (let pages = 0; pages < 1_000; pages += 1) {
-    const page: { items: OperatorEvent[]; nextCursor: string | null } = await searchEvents(deps(), {
+    const page: EventSearchResult = await searchEvents(deps(), {
       ...query,
       limit,
       ...(cursor === undefined ? {} : { cursor }),
     });
+    counted ??= page.matches;
     ids.push(...page.items.map((event) => event.id));
-    if (page.nextCursor === null) return ids;
+    if (page.nextCursor === null) {
+      expect(counted).toEqual({ count: ids.length, exact: true });
+      return ids;
+    }
     cursor = page.nextCursor;
   }
   throw new Error('more than 1,000 pages');

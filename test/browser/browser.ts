@@ -49,3 +49,16 @@ export async function launchBrowser(): Promise<TestBrowser> {
     },
   };
 }
+
+/** Logs `account` in on the dashboard's login form and waits for the dashboard. */
+export async function logInToDashboard(
+  page: Page,
+  base: string,
+  account: { email: string; password: string },
+): Promise<void> {
+  await page.goto(`${base}/dashboard/`);
+  await page.getByTestId('login-email').fill(account.email);
+  await page.getByTestId('login-password').fill(account.password);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(`${base}/dashboard/`);
+}

@@ -152,6 +152,15 @@ beforeAll(async () => {
     adjust: scopedToAccount(publisher.id),
   };
   profiles['GET /api/admin/accounts/{id}/share'] = { pathValues: { id: accountId } };
+  profiles['GET /api/admin/accounts/{id}'] = {
+    pathValues: { id: fc.oneof(accountId, fc.constant(publisher.handle)) },
+  };
+  profiles['GET /api/admin/history'] = {
+    queryValues: {
+      window: fc.constantFrom('hour', 'day'),
+      account: fc.oneof(accountId, fc.constant(publisher.handle)),
+    },
+  };
   profiles['PUT /api/admin/accounts/{id}/share'] = {
     pathValues: { id: accountId },
     body: nearValid(

@@ -135,9 +135,9 @@ export async function createApiRuntime(
       logger,
       intervalMs: REFUSAL_LOG_INTERVAL_MS,
       context: () => ({ admission: admission.state(), busiest: admission.busiest(3) }),
-      onRefused: (reason) => {
+      onRefused: (reason, accountId) => {
         metrics.requestsRefused.inc({ reason });
-        counters.refused.increment();
+        counters.refused.increment(1, accountId, reason);
       },
     }),
     waiter: createEventWaiter(config.database.directUrl, logger),

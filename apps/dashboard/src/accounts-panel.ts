@@ -1,6 +1,7 @@
 // Who is waiting in the queue: the accounts with the most unfinished events first, how
 // long their oldest has waited, and each one's share of the service.
 import type { AccountBacklog, AccountBacklogList } from '@ingest/contracts';
+import { accountLink } from './account-link';
 import { el, fill } from './dom';
 import { formatClock, formatSeconds } from './format';
 
@@ -27,7 +28,7 @@ export function createAccountsPanel(): AccountsPanel {
     el(
       'tr',
       { testid: 'account-row', 'data-account': account.accountId },
-      el('td', { title: account.accountId }, account.handle),
+      el('td', {}, accountLink(account.accountId, account.handle)),
       el('td', { class: 'num', testid: 'account-queued' }, String(account.queued)),
       el('td', { class: 'num', testid: 'account-processing' }, String(account.processing)),
       el(

@@ -3,6 +3,8 @@
 import type {
   Account,
   AccountBacklogList,
+  AccountPage,
+  AccountShare,
   AdminDelivery,
   AdminEndpointList,
   DeliveryResendRequest,
@@ -14,6 +16,8 @@ import type {
   EventSearchFilters,
   EventSearchResult,
   FieldProblem,
+  History,
+  HistoryWindow,
   PauseState,
   Problem,
   QueueState,
@@ -85,9 +89,23 @@ export const adminApi = {
     request<{ account: Account }>('POST', '/api/admin/session', { email, password }),
   logout: () => request<null>('DELETE', '/api/admin/session'),
   queue: () => request<QueueState>('GET', '/api/admin/queue'),
+  /** The service's history, or one account's (by handle or id). */
+  history(window: HistoryWindow, account?: string) {
+    const query = new URLSearchParams({ window, ...(account === undefined ? {} : { account }) });
+    return request<History>('GET', `/api/admin/history?${query.toString()}`);
+  },
   /** The accounts with the most unfinished events first. */
   accountBacklogs: (limit = 10) =>
     request<AccountBacklogList>('GET', `/api/admin/queue/accounts?limit=${limit}`),
+  /** One account's page, by id or handle. */
+  account: (ref: string) =>
+    request<AccountPage>('GET', `/api/admin/accounts/${encodeURIComponent(ref)}`),
+  setShare: (accountId: string, share: AccountShare) =>
+    request<AccountShare>(
+      'PUT',
+      `/api/admin/accounts/${encodeURIComponent(accountId)}/share`,
+      share,
+    ),
   pause: () => request<PauseState>('POST', '/api/admin/queue/pause', {}),
   resume: () => request<PauseState>('POST', '/api/admin/queue/resume', {}),
   storage: () => request<EventLogStorage>('GET', '/api/admin/storage'),

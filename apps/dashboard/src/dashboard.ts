@@ -1,16 +1,18 @@
-// The operators' dashboard: queue state and throughput (polled), event search and detail,
+// The operators' dashboard: queue state and history (polled), event search and detail,
 // the event log's storage (polled slowly: partitions change by the hour at most), and
 // the webhook endpoints with their deliveries.
+import { onAccountLinks } from './account-link';
+import { createAccountPage, searchWith } from './account-page';
 import { adminApi, ApiError, whenSessionLost } from './api';
 import { el } from './dom';
 import { createEndpointsPanel } from './endpoints-panel';
+import { createHistoryChart } from './history-chart';
 import { createEventDetail } from './event-detail';
 import { createEventSearch } from './event-search';
 import { OPERATOR_KEY } from './login';
 import { createAccountsPanel } from './accounts-panel';
 import { createQueuePanel } from './queue-panel';
 import { createStoragePanel } from './storage-panel';
-import { createThroughputChart } from './throughput-chart';
 
 const BASE = import.meta.env.BASE_URL;
 const POLL_MS = 2000;
@@ -66,9 +68,12 @@ export function renderDashboard(root: HTMLElement): void {
 
   const poll = polled(POLL_MS, async () => {
     try {
-      const state = await adminApi.queue();
-      queue.update(state);
-      chart.update(state.throughput);
+      const [state, lastHour] = await Promise.all([
+        adminApi.queue(),
+        adminApi.history('hour'),
+        chart.refresh(),
+      ]);
+      queue.update(state, lastHour);
     } catch (failure) {
       queue.showError(messageOf(failure));
     }
@@ -102,9 +107,11 @@ export function renderDashboard(root: HTMLElement): void {
   const accounts = createAccountsPanel();
   const endpoints = createEndpointsPanel(pollEndpoints);
   const storage = createStoragePanel(pollStorage);
-  const chart = createThroughputChart();
+  const chart = createHistoryChart();
   const search = createEventSearch((id) => detail.open(id));
   const detail = createEventDetail((event) => search.updateRow(event));
+  const accountPage = createAccountPage((filters) => searchWith(search.element, filters));
+  onAccountLinks((id) => accountPage.open(id));
   document.addEventListener('visibilitychange', () => {
     if (document.hidden) return;
     poll();
@@ -120,6 +127,7 @@ export function renderDashboard(root: HTMLElement): void {
       { class: 'layout' },
       el('div', { class: 'overview' }, queue.element, chart.element),
       accounts.element,
+      accountPage.element,
       el('div', { class: 'investigate' }, search.element, detail.element),
       endpoints.element,
       storage.element,

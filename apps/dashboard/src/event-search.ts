@@ -1,8 +1,9 @@
 // The event search across accounts: filters, a page at a time, "load more", bulk retry.
-import type { OperatorEvent } from '@ingest/contracts';
+import type { EventSearchResult, OperatorEvent } from '@ingest/contracts';
 import { adminApi, ApiError, type EventFilters } from './api';
+import { accountLink } from './account-link';
 import { badge, el } from './dom';
-import { formatTime, shortId } from './format';
+import { formatMatches, formatTime, shortId } from './format';
 import { createSearchForm } from './search-form';
 
 export interface EventSearch {
@@ -34,6 +35,8 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
   let applied: EventFilters = {};
   let cursor: string | null = null;
   let shown = 0;
+  /** How many events the search matches: its first page says, later pages do not. */
+  let matches: EventSearchResult['matches'];
   let latest = 0;
 
   const row = (event: OperatorEvent) => {
@@ -54,7 +57,7 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
       el(
         'td',
         { title: event.accountId, testid: 'event-account' },
-        event.accountHandle ?? shortId(event.accountId),
+        accountLink(event.accountId, event.accountHandle ?? shortId(event.accountId)),
       ),
       el('td', {}, outcomeOf(event)),
       el('td', { class: 'num' }, String(event.replays)),
@@ -74,12 +77,16 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
         applied = filters;
         rows.replaceChildren();
         shown = 0;
+        matches = page.matches;
       }
       rows.append(...page.items.map(row));
       shown += page.items.length;
       cursor = page.nextCursor;
       more.hidden = cursor === null;
-      summary.textContent = `${shown} event${shown === 1 ? '' : 's'}${cursor === null ? '' : ' so far'}`;
+      // While more pages remain, the summary also says how many rows show.
+      const partly = cursor === null ? undefined : shown;
+      summary.textContent =
+        matches === undefined ? `${shown} shown` : formatMatches(matches, partly);
       form.showError(null);
     } catch (failure) {
       if (ticket !== latest) return;

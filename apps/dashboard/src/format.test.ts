@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatEstimate, formatPeriod, formatRetention, shortId } from './format';
+import {
+  formatBytes,
+  formatEstimate,
+  formatMatches,
+  formatPeriod,
+  formatRetention,
+  shortId,
+} from './format';
 
 describe('ids in rows', () => {
   it('differ for ids made in the same millisecond', () => {
@@ -35,5 +42,19 @@ describe('storage figures', () => {
     expect(formatRetention(30)).toBe('30 days');
     expect(formatEstimate(null)).toBe('—');
     expect(formatEstimate(0)).toBe('≈ 0');
+  });
+});
+
+describe('search counts', () => {
+  it('say how many events match, exactly or past the bound, and how many are shown', () => {
+    expect(formatMatches({ count: 0, exact: true })).toBe('no events match');
+    expect(formatMatches({ count: 1, exact: true })).toBe('1 event matches');
+    expect(formatMatches({ count: 3, exact: true })).toBe('3 events match');
+    // Thousands are grouped as the operator's locale writes them.
+    const bound = (10_000).toLocaleString();
+    expect(formatMatches({ count: 10_000, exact: false })).toBe(`more than ${bound} events match`);
+    expect(formatMatches({ count: 10_000, exact: false }, 25)).toBe(
+      `more than ${bound} events match, 25 shown`,
+    );
   });
 });

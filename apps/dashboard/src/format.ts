@@ -87,3 +87,15 @@ export const formatRetention = (days: number): string =>
 /** The planner's row estimate: approximate by nature, unknown until analysed. */
 export const formatEstimate = (rows: number | null): string =>
   rows === null ? '—' : `≈ ${rows.toLocaleString()}`;
+
+/**
+ * What a search's count says: how many events match, and how many of them the rows show
+ * while more pages remain (`shown`).
+ */
+export function formatMatches(matches: { count: number; exact: boolean }, shown?: number): string {
+  const { count, exact } = matches;
+  if (count === 0) return 'no events match';
+  const what = `${exact ? '' : 'more than '}${count.toLocaleString()} event`;
+  const said = count === 1 && exact ? `${what} matches` : `${what}s match`;
+  return shown === undefined ? said : `${said}, ${shown.toLocaleString()} shown`;
+}

@@ -1,5 +1,5 @@
 // Live queue state: jobs per state, workers, the oldest waiting job, pause and resume.
-import type { PauseState, QueueState } from '@ingest/contracts';
+import type { History, PauseState, QueueState } from '@ingest/contracts';
 import { adminApi, ApiError } from './api';
 import { el, fill } from './dom';
 import { formatClock, formatSeconds } from './format';
@@ -18,7 +18,8 @@ type Figure = (typeof FIGURES)[number]['name'];
 
 export interface QueuePanel {
   element: HTMLElement;
-  update(state: QueueState): void;
+  /** The queue now, and the last hour's history for the figures of the last hour. */
+  update(state: QueueState, lastHour: History): void;
   showError(message: string): void;
 }
 
@@ -97,10 +98,10 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
 
   return {
     element,
-    update(queue) {
+    update(queue, history) {
       for (const [name, node] of values) node.textContent = String(queue.counts[name]);
       const lastHour = (name: 'failed' | 'rejected' | 'refused') =>
-        queue.throughput.reduce((sum, minute) => sum + minute[name], 0);
+        history.points.reduce((sum, minute) => sum + minute[name], 0);
       const shown: Record<Figure, number> = {
         queued: queue.events.queued,
         processing: queue.events.processing,

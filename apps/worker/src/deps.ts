@@ -17,7 +17,7 @@ export interface WorkerDeps {
   queues: ContentShards;
   /** For the deliveries that applied changes record, and their reconciler. */
   deliveryQueue: DeliveryQueue;
-  /** Events applied and failed for good per minute, for the operators' chart. */
+  /** Events applied and failed for good per minute, for the operators' history. */
   counters: MinuteCounters<'applied' | 'failed'>;
   /** Prometheus series served at /metrics on the worker's HTTP port. */
   metrics: WorkerMetrics;

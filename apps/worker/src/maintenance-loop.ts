@@ -3,10 +3,7 @@ import { pruneFairOrder, rebaseFairOrder } from '@ingest/fairness';
 import { reconcileDeliveries } from './deliveries/reconcile-deliveries.js';
 import type { WorkerDeps } from './deps.js';
 import { reconcileOnce } from './outbox-reconciler.js';
-
-export interface MaintenanceLoop {
-  stop(): Promise<void>;
-}
+import { repeatEvery, type Repeating } from './repeat.js';
 
 /**
  * Every RECONCILE_INTERVAL_MS: re-queue recorded events and pending deliveries missing
@@ -15,11 +12,7 @@ export interface MaintenanceLoop {
  * the fair order's levels in range and its tags few. One round at a time; a failed round
  * is logged and the next one tries again.
  */
-export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
+export function startMaintenanceLoop(deps: WorkerDeps): Repeating {
   const round = async () => {
     try {
       await reconcileOnce(deps);
@@ -38,19 +31,5 @@ export function startMaintenanceLoop(deps: WorkerDeps): MaintenanceLoop {
       deps.logger.warn({ err: error }, 'maintenance round failed; will try again');
     }
   };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = round().finally(schedule);
-    }, deps.config.worker.reconcileIntervalMs);
-  };
-  schedule();
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeatEvery(deps.config.worker.reconcileIntervalMs, round);
 }

@@ -1,9 +1,6 @@
 import { maintainPartitions, type Archiver } from '@ingest/event-log';
 import type { WorkerDeps } from './deps.js';
-
-export interface PartitionUpkeep {
-  stop(): Promise<void>;
-}
+import { repeatEvery, type Repeating } from './repeat.js';
 
 /**
  * At start and every EVENT_LOG_MAINTENANCE_INTERVAL_MS: make the event log's partitions
@@ -13,10 +10,8 @@ export interface PartitionUpkeep {
  * at a time do the work and the others skip the round. A failed round is logged and tried
  * again.
  */
-export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): PartitionUpkeep {
+export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Repeating {
   const { eventLog } = deps.config;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
 
   const round = async () => {
     try {
@@ -44,20 +39,5 @@ export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Part
       deps.logger.warn({ err: error }, 'event log partition upkeep failed; will try again');
     }
   };
-  let running = round();
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = round().finally(schedule);
-    }, deps.config.worker.eventLogMaintenanceIntervalMs);
-  };
-  void running.finally(schedule);
-
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return repeatEvery(deps.config.worker.eventLogMaintenanceIntervalMs, round, { now: true });
 }

@@ -28,6 +28,7 @@ import { createDeliveryJobProcessor } from './deliveries/deliver-job.js';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './content/event-job.js';
 import { buildWorkerHttpServer } from './http-server.js';
+import { startBacklogSampler } from './backlog-sampler.js';
 import { startMaintenanceLoop } from './maintenance-loop.js';
 import { startPartitionUpkeep } from './partition-upkeep.js';
 import { createWorkerMetrics } from './metrics.js';
@@ -145,6 +146,7 @@ export async function createWorkerRuntime(
     consumer.on('error', (error) => logger.warn({ err: error }, 'worker error'));
   }
   const maintenance = startMaintenanceLoop(deps);
+  const sampler = startBacklogSampler(deps, queueConnection);
   const { archiveDir } = config.eventLog;
   const partitionUpkeep = startPartitionUpkeep(
     deps,
@@ -156,6 +158,7 @@ export async function createWorkerRuntime(
   async function closeTheRest(): Promise<void> {
     await processEventJob.drain(); // successors woken by the last jobs
     await maintenance.stop();
+    await sampler.stop();
     await partitionUpkeep.stop();
     deps.shares.close();
     await deps.counters.stopAll();

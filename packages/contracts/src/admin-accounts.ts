@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { ACCOUNT_ID_OR_HANDLE } from './admin.js';
+import { AdminEndpointSchema } from './admin-deliveries.js';
+import { ApiKeySummarySchema } from './api-keys.js';
 
 /** The highest queue weight an operator may give an account. */
 export const MAX_QUEUE_WEIGHT = 1_000;
@@ -49,3 +52,101 @@ export const AccountBacklogQuerySchema = z.strictObject({
 });
 
 export const AccountIdParamsSchema = z.strictObject({ id: z.uuid() });
+
+/** An account named by its id or its handle (any case), as the events search takes it. */
+export const AccountRefParamsSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(ACCOUNT_ID_OR_HANDLE, { error: "must be an account's id (a UUID) or its handle" })
+    .meta({ description: "The account's id, or its handle (any case)" }),
+});
+
+/** How many of an account's share changes its page shows, newest first. */
+export const ACCOUNT_PAGE_SHARE_CHANGES = 20;
+/** How many of its API keys and of its endpoints its page shows, newest first. */
+export const ACCOUNT_PAGE_LIST_LIMIT = 50;
+/** The most events of the last day an account's page counts: the newest this many. */
+export const ACCOUNT_PAGE_EVENTS_READ = 100_000;
+
+export const AccountShareChangeSchema = z
+  .object({
+    id: z.uuid(),
+    changedAt: z.iso.datetime(),
+    operator: z.object({
+      id: z.uuid().nullable().meta({ description: "Null once the operator's account is gone" }),
+      email: z.string().meta({ description: "The operator's email when they made the change" }),
+    }),
+    from: AccountShareSchema,
+    to: AccountShareSchema,
+  })
+  .meta({ id: 'AccountShareChange' });
+export type AccountShareChange = z.infer<typeof AccountShareChangeSchema>;
+
+const count = () => z.int().min(0);
+
+/** What became of the account's events received in one window. */
+export const AccountEventCountsSchema = z
+  .object({
+    accepted: count().meta({ description: 'Events received and not rejected' }),
+    applied: count().meta({ description: 'Of those, applied (succeeded)' }),
+    failed: count(),
+    rejected: count().meta({ description: 'Calls refused by validation, recorded as events' }),
+  })
+  .meta({ id: 'AccountEventCounts' });
+export type AccountEventCounts = z.infer<typeof AccountEventCountsSchema>;
+
+export const AccountErrorCountSchema = z
+  .object({
+    code: z.string().meta({ description: "The event's error code; UNKNOWN when it has none" }),
+    lastHour: count(),
+    lastDay: count(),
+  })
+  .meta({ id: 'AccountErrorCount' });
+export type AccountErrorCount = z.infer<typeof AccountErrorCountSchema>;
+
+export const AccountActivitySchema = z
+  .object({
+    lastHour: AccountEventCountsSchema,
+    lastDay: AccountEventCountsSchema,
+    failures: z.array(AccountErrorCountSchema).meta({
+      description: 'Failed events by error code, the most in the last day first',
+    }),
+    refusals: z.array(AccountErrorCountSchema).meta({
+      description: 'Rejected events by error code, the most in the last day first',
+    }),
+    capped: z.boolean().meta({
+      description: `Whether the last day held more events than are counted (the newest ${ACCOUNT_PAGE_EVENTS_READ}): the day's figures are then those of its newest events`,
+    }),
+  })
+  .meta({
+    id: 'AccountActivity',
+    description: 'Events received in the last hour and the last 24 hours, from the event log',
+  });
+export type AccountActivity = z.infer<typeof AccountActivitySchema>;
+
+/** One account as an operator looks into it. */
+export const AccountPageSchema = z
+  .object({
+    id: z.uuid(),
+    handle: z.string(),
+    email: z.string(),
+    createdAt: z.iso.datetime(),
+    backlog: z.object({
+      queued: AccountBacklogSchema.shape.queued,
+      processing: AccountBacklogSchema.shape.processing,
+      oldestWaitingAgeSeconds: AccountBacklogSchema.shape.oldestWaitingAgeSeconds,
+    }),
+    share: AccountShareSchema,
+    shareChanges: z.array(AccountShareChangeSchema).meta({
+      description: `Who changed its share, when, from what to what: the newest ${ACCOUNT_PAGE_SHARE_CHANGES} first`,
+    }),
+    apiKeys: z.array(ApiKeySummarySchema).meta({
+      description: `Its newest ${ACCOUNT_PAGE_LIST_LIMIT} API keys, revoked ones included; never a secret`,
+    }),
+    endpoints: z.array(AdminEndpointSchema).meta({
+      description: `Its newest ${ACCOUNT_PAGE_LIST_LIMIT} webhook endpoints, with their last day's deliveries`,
+    }),
+    activity: AccountActivitySchema,
+  })
+  .meta({ id: 'AccountPage' });
+export type AccountPage = z.infer<typeof AccountPageSchema>;

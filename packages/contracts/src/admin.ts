@@ -45,23 +45,6 @@ export const QueueStateSchema = z
         description:
           'Unfinished events in the event log: queued (waiting, parked or between retries) and processing (a retry or redelivery in flight)',
       }),
-    throughput: z
-      .array(
-        z.object({
-          minute: z.iso.datetime(),
-          accepted: z.int(),
-          applied: z.int(),
-          failed: z.int().meta({ description: 'Events that failed for good' }),
-          rejected: z.int().meta({ description: 'Events refused with a 400 and recorded' }),
-          refused: z.int().meta({
-            description: 'Requests refused with 429 or 503 (over share, overloaded, rate limited)',
-          }),
-        }),
-      )
-      .meta({
-        description:
-          'Per minute over the last hour, oldest first: events accepted, applied, failed and rejected, requests refused',
-      }),
   })
   .meta({ id: 'QueueState' });
 export type QueueState = z.infer<typeof QueueStateSchema>;
@@ -91,7 +74,7 @@ const jsonObject = z
   });
 
 /** An account's id (a UUID) or its handle: a handle has no hyphen, so they never meet. */
-const ACCOUNT_ID_OR_HANDLE =
+export const ACCOUNT_ID_OR_HANDLE =
   /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_]{3,30})$/;
 
 /** Filters of the operator event search; also the body of a bulk retry. */
@@ -130,9 +113,24 @@ export const OperatorEventSchema = ReceiptSchema.extend({
 }).meta({ id: 'OperatorEvent' });
 export type OperatorEvent = z.infer<typeof OperatorEventSchema>;
 
-export const EventSearchResultSchema = pageOf(OperatorEventSchema).meta({
-  id: 'EventSearchResult',
-});
+/** Matches an event search counts at most: as many as one bulk retry takes. */
+export const EVENT_COUNT_LIMIT = 10_000;
+
+export const EventSearchResultSchema = pageOf(OperatorEventSchema)
+  .extend({
+    matches: z
+      .object({
+        count: z.int().min(0),
+        exact: z.boolean().meta({
+          description: `False when more than ${EVENT_COUNT_LIMIT.toLocaleString('en')} events match: \`count\` is then that bound`,
+        }),
+      })
+      .optional()
+      .meta({
+        description: `How many events match the filters, counted up to ${EVENT_COUNT_LIMIT.toLocaleString('en')}. On the first page only (no \`cursor\`): later pages do not count again`,
+      }),
+  })
+  .meta({ id: 'EventSearchResult' });
 export type EventSearchResult = z.infer<typeof EventSearchResultSchema>;
 
 export const EventAttemptSchema = z

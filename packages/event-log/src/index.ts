@@ -1,5 +1,6 @@
 // The event log: every write to webhook_logs, event_attempts, pending_order_keys and
-// idempotency_keys. Reads for receipts and operators stay with their callers.
+// idempotency_keys, and the backlog that both the API and the workers read. Reads for
+// receipts and operators stay with their callers.
 export {
   UNFINISHED_STATUSES,
   unfinished,
@@ -31,4 +32,5 @@ export { queuedHeadsOf, linesOf, type Line, type LineHead } from './lines.js';
 export { replayFailed, type Requeued } from './replay.js';
 export { unfinishedOlderThan, isUnfinished, type Unfinished } from './outbox.js';
 export { purgeAccountEvents } from './purge.js';
+export { BACKLOG_LIMIT, readBacklog, type AccountBacklog, type Backlog } from './backlog.js';
 export * from './partitions/index.js';

@@ -41,11 +41,17 @@ export { countWorkers, readQueueDepth, type QueueDepth } from './queue-queries.j
 export {
   createMinuteCounters,
   MINUTE_COUNTS,
-  readMinuteCounts,
+  MINUTE_GAUGES,
+  readHistory,
+  recordGauges,
+  type GaugeSample,
+  type History,
+  type HistoryPoint,
   type MinuteCountName,
   type MinuteCounter,
   type MinuteCounters,
-} from './throughput-counters.js';
+  type MinuteGaugeName,
+} from './minute-history.js';
 export {
   createDeliveryQueue,
   deliveriesQueueName,

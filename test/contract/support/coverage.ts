@@ -58,7 +58,9 @@ export const GROUPS = {
     'POST /api/admin/deliveries/{id}/resend',
     'POST /api/admin/deliveries/resend',
     'GET /api/admin/queue/accounts',
+    'GET /api/admin/accounts/{id}',
     'GET /api/admin/accounts/{id}/share',
+    'GET /api/admin/history',
     'PUT /api/admin/accounts/{id}/share',
   ],
 } as const;

@@ -62,7 +62,7 @@ export const admissionPlugin = fp(
     app.decorateRequest('refusedFor', null);
     app.decorate('refuse', (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => {
       request.refusedFor = refusal.reason;
-      refusals.refused(refusal.reason);
+      refusals.refused(refusal.reason, request.principal?.accountId);
       return sendProblem(request, reply, refusal);
     });
 

@@ -81,7 +81,7 @@ function refusedEarly(
   const requestId = requestIdFrom(request);
   const problem = problemOf(refusal, requestId);
   const body = JSON.stringify(problem);
-  deps.refusals.refused(refusal.reason);
+  deps.refusals.refused(refusal.reason, accountId);
   // Node reads and drops a body the handler did not read, and keeps the connection.
   response.writeHead(problem.status, {
     ...refusal.headers,

@@ -40,8 +40,11 @@ export function originalOf(originals: Map<string, AcceptedEvent>, eventId: strin
   return original;
 }
 
-export function countAccepted(deps: Pick<Deps, 'counters' | 'metrics'>, event: string) {
-  deps.counters.accepted.increment();
+export function countAccepted(
+  deps: Pick<Deps, 'counters' | 'metrics'>,
+  { event, accountId }: { event: string; accountId: string },
+) {
+  deps.counters.accepted.increment(1, accountId);
   deps.metrics.eventsAccepted.inc({ event });
 }
 
@@ -72,11 +75,11 @@ export function rejectedRow(
 /** Counts refused events; logs each of a call, or one line for a batch's. */
 export function countRejected(
   deps: Pick<Deps, 'counters' | 'metrics' | 'logger'>,
-  requestId: string,
+  { requestId, principal }: { requestId: string; principal: KeyPrincipal },
   refused: Array<{ eventId: string; code: string }>,
 ): void {
   refused.forEach(({ code }) => deps.metrics.eventsRejected.inc({ code }));
-  deps.counters.rejected.increment(refused.length);
+  if (refused.length > 0) deps.counters.rejected.increment(refused.length, principal.accountId);
   const [only] = refused;
   if (refused.length === 1 && only !== undefined) {
     deps.logger.info({ eventId: only.eventId, requestId, code: only.code }, 'event rejected');

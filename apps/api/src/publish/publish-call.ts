@@ -96,7 +96,7 @@ export async function publishCall(deps: Deps, call: Call): Promise<Answer[]> {
     }
   }
   if (keyRefusals.length > 0) await deps.recorder.record({ accepted: [], rejected: keyRefusals });
-  countRejected(deps, call.requestId, rejected);
+  countRejected(deps, call, rejected);
   return answers;
 }
 
@@ -119,7 +119,7 @@ async function checkCall(deps: Deps, call: Call): Promise<SentItem[]> {
     if (!isAppError(error)) throw error;
     const row = rejectedRow(call, call.body, error, call.batch ? null : undefined);
     await deps.recorder.record({ accepted: [], rejected: [row] });
-    countRejected(deps, call.requestId, [{ eventId: row.id, code: error.code }]);
+    countRejected(deps, call, [{ eventId: row.id, code: error.code }]);
     throw withReceipt(error, row.id);
   }
 }
@@ -148,7 +148,7 @@ async function record(
   );
   recorded.forEach((outcome, index) => {
     const queued = accepted[index]?.queued;
-    if ('receivedAt' in outcome && queued !== undefined) countAccepted(deps, queued.event);
+    if ('receivedAt' in outcome && queued !== undefined) countAccepted(deps, queued);
   });
   return recorded;
 }

@@ -253,7 +253,7 @@ async function failAttempt(
   const final = permanent || isLastAttempt(job);
   const eventError = eventErrorOf(error, attempt, final);
   const fields = fieldsOf(row, attempt);
-  if (final) deps.counters.failed.increment();
+  if (final) deps.counters.failed.increment(1, row.accountId);
   if (permanent) deps.logger.info({ ...fields, code: eventError.code }, 'event failed');
   else
     deps.logger.warn(
@@ -304,14 +304,14 @@ function reportApplied(
       deps.metrics.jobsProcessed.inc({ event, outcome: outcome.ok ? 'succeeded' : 'failed' });
     }
     if (!outcome.ok) {
-      deps.counters.failed.increment();
+      deps.counters.failed.increment(1, row.accountId);
       deps.logger.info(
         { ...fields, code: outcome.error.code },
         inRun ? 'event failed in the run of an earlier event' : 'event failed',
       );
       continue;
     }
-    deps.counters.applied.increment();
+    deps.counters.applied.increment(1, row.accountId);
     deps.metrics.lagSeconds.observe({ event }, lagSecondsOf(row));
     deps.logger.info(
       { ...fields, result: outcome.value },

@@ -628,6 +628,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/admin/accounts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One account: backlog, share and its changes, keys, endpoints, recent failures and refusals */
+    get: operations['getAccountPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/admin/accounts/{id}/share': {
     parameters: {
       query?: never;
@@ -642,6 +659,26 @@ export interface paths {
      * @description Applies on this API instance at once; on other instances and on the workers within 5 s.
      */
     put: operations['setAccountShare'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * History: accepted, applied, failed, rejected, refused, depth and oldest waiting
+     * @description Kept in Redis for a day, written by every API and worker once a second: a restart of either loses nothing but its last second of counts.
+     */
+    get: operations['getHistory'];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -862,6 +899,14 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    /**
+     * @example {
+     *       "email": "ada@example.com",
+     *       "password": "correct horse battery staple",
+     *       "handle": "ada_writes",
+     *       "name": "Ada Lovelace"
+     *     }
+     */
     RegisterRequestInput: {
       email: string;
       password: string;
@@ -869,10 +914,21 @@ export interface components {
       handle: string;
       name: string;
     };
+    /**
+     * @example {
+     *       "email": "ada@example.com",
+     *       "password": "correct horse battery staple"
+     *     }
+     */
     LoginRequestInput: {
       email: string;
       password: string;
     };
+    /**
+     * @example {
+     *       "requireSignature": true
+     *     }
+     */
     ApiKeyUpdateRequestInput: {
       /** @description Refuse calls with this key that are not signed with its signing secret */
       requireSignature: boolean;
@@ -921,12 +977,12 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
     };
-    AccountShareInput: {
-      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
-      weight: number;
-      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
-      maxInFlight: number | null;
-    };
+    /**
+     * @example {
+     *       "status": "failed",
+     *       "type": "article.created"
+     *     }
+     */
     DeliveryResendRequestInput: {
       /**
        * @default failed
@@ -944,6 +1000,12 @@ export interface components {
        * @description The incoming event whose change it tells of
        */
       eventId?: string;
+    };
+    AccountShareInput: {
+      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
+      weight: number;
+      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
+      maxInFlight: number | null;
     };
     ArticleChangeInput: {
       /** @description The article as the public reads show it right after the change (a deleted one: as it was last) */
@@ -967,6 +1029,62 @@ export interface components {
        */
       eventId: string;
     };
+    /**
+     * @example {
+     *       "event": "article.create",
+     *       "data": {
+     *         "title": "How we ship on Fridays",
+     *         "body": [
+     *           "We ship small changes, each behind a flag.",
+     *           "A rollback is one click away."
+     *         ],
+     *         "excerpt": "Small changes behind flags, and a rollback one click away.",
+     *         "cover": "https://images.example.com/fridays.jpg",
+     *         "category": "Engineering",
+     *         "slug": "how-we-ship-on-fridays"
+     *       }
+     *     }
+     * @example {
+     *       "event": "article.update",
+     *       "data": {
+     *         "slug": "how-we-ship-on-fridays",
+     *         "ifVersion": 1,
+     *         "title": "How we ship on Fridays, safely"
+     *       }
+     *     }
+     * @example {
+     *       "event": "article.delete",
+     *       "data": {
+     *         "slug": "how-we-ship-on-fridays"
+     *       }
+     *     }
+     * @example {
+     *       "event": "highlight.create",
+     *       "data": {
+     *         "title": "A Friday deploy in 90 seconds",
+     *         "videoUrl": "https://video.example.com/friday-deploy.mp4",
+     *         "thumbnailUrl": "https://images.example.com/friday-deploy.jpg",
+     *         "durationSeconds": 90,
+     *         "articleSlug": "how-we-ship-on-fridays",
+     *         "tags": [
+     *           "deploys"
+     *         ]
+     *       }
+     *     }
+     * @example {
+     *       "event": "highlight.update",
+     *       "data": {
+     *         "id": "0192f0c4-6b1a-7c3e-9a51-2d8e4f6a7b90",
+     *         "title": "A Friday deploy in 60 seconds"
+     *       }
+     *     }
+     * @example {
+     *       "event": "highlight.delete",
+     *       "data": {
+     *         "id": "0192f0c4-6b1a-7c3e-9a51-2d8e4f6a7b90"
+     *       }
+     *     }
+     */
     ContentEventRequestInput:
       | {
           /** @constant */
@@ -1130,6 +1248,15 @@ export interface components {
         url: string;
       };
     };
+    /**
+     * @example {
+     *       "name": "CMS publisher",
+     *       "scopes": [
+     *         "content:create"
+     *       ],
+     *       "requireSignature": false
+     *     }
+     */
     ApiKeyCreateRequestInput: {
       name: string;
       scopes: (
@@ -1147,6 +1274,16 @@ export interface components {
       /** @description Refuse calls with this key that are not signed with its signing secret (default false) */
       requireSignature?: boolean;
     };
+    /**
+     * @example {
+     *       "url": "https://hooks.example.com/ingest",
+     *       "events": [
+     *         "article.created",
+     *         "article.updated"
+     *       ],
+     *       "description": "Search index"
+     *     }
+     */
     EndpointCreateRequestInput: {
       /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
       url: string;
@@ -1161,6 +1298,11 @@ export interface components {
       )[];
       description?: string;
     };
+    /**
+     * @example {
+     *       "enabled": false
+     *     }
+     */
     EndpointUpdateRequestInput: {
       /** @description Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address */
       url?: string;
@@ -1176,6 +1318,36 @@ export interface components {
       /** @description false pauses deliveries; true resumes them, also after the service disabled the endpoint */
       enabled?: boolean;
     };
+    /**
+     * @example {
+     *       "events": [
+     *         {
+     *           "event": "article.create",
+     *           "data": {
+     *             "title": "How we ship on Fridays",
+     *             "body": [
+     *               "We ship small changes, each behind a flag.",
+     *               "A rollback is one click away."
+     *             ],
+     *             "excerpt": "Small changes behind flags, and a rollback one click away.",
+     *             "cover": "https://images.example.com/fridays.jpg",
+     *             "category": "Engineering",
+     *             "slug": "how-we-ship-on-fridays"
+     *           },
+     *           "idempotencyKey": "fridays-1"
+     *         },
+     *         {
+     *           "event": "article.update",
+     *           "data": {
+     *             "slug": "how-we-ship-on-fridays",
+     *             "ifVersion": 1,
+     *             "title": "How we ship on Fridays, safely"
+     *           },
+     *           "idempotencyKey": "fridays-2"
+     *         }
+     *       ]
+     *     }
+     */
     ContentBatchRequestInput: {
       events: (
         | {
@@ -1650,19 +1822,6 @@ export interface components {
         /** @description More than 100,000 events are unfinished: the counts stop there */
         capped: boolean;
       };
-      /** @description Per minute over the last hour, oldest first: events accepted, applied, failed and rejected, requests refused */
-      throughput: {
-        /** Format: date-time */
-        minute: string;
-        accepted: number;
-        applied: number;
-        /** @description Events that failed for good */
-        failed: number;
-        /** @description Events refused with a 400 and recorded */
-        rejected: number;
-        /** @description Requests refused with 429 or 503 (over share, overloaded, rate limited) */
-        refused: number;
-      }[];
     };
     OperatorEvent: {
       /** Format: uuid */
@@ -1695,6 +1854,12 @@ export interface components {
       items: components['schemas']['OperatorEvent'][];
       /** @description Pass as `cursor` for the next page; null on the last */
       nextCursor: string | null;
+      /** @description How many events match the filters, counted up to 10,000. On the first page only (no `cursor`): later pages do not count again */
+      matches?: {
+        count: number;
+        /** @description False when more than 10,000 events match: `count` is then that bound */
+        exact: boolean;
+      };
     };
     EventAttempt: {
       number: number;
@@ -1775,115 +1940,6 @@ export interface components {
       id: string;
       /** @constant */
       status: 'queued';
-    };
-    AccountShare: {
-      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
-      weight: number;
-      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
-      maxInFlight: number | null;
-    };
-    AccountBacklog: {
-      /** Format: uuid */
-      accountId: string;
-      handle: string;
-      /** @description Events accepted and not yet taken */
-      queued: number;
-      /** @description Events being applied (or retried) */
-      processing: number;
-      /** @description Seconds since its oldest queued event was accepted; null when none is queued */
-      oldestWaitingAgeSeconds: number | null;
-      share: components['schemas']['AccountShare'];
-    };
-    AccountBacklogList: {
-      /** @description The accounts with the most unfinished events first */
-      accounts: components['schemas']['AccountBacklog'][];
-    };
-    /** @description Unfinished events in the partition, by status */
-    UnfinishedCounts: {
-      queued: number;
-      processing: number;
-    };
-    EventLogPartition: {
-      /** @enum {string} */
-      table: 'webhook_logs' | 'event_attempts';
-      name: string;
-      /** @description First moment of the id range (inclusive); null for the legacy partition, open below */
-      from: string | null;
-      /**
-       * Format: date-time
-       * @description End of the id range (exclusive)
-       */
-      to: string;
-      /** @description Bytes on disk: table, indexes and TOAST (pg_total_relation_size) */
-      sizeBytes: number;
-      /** @description The planner's estimate of its rows (pg_class.reltuples) as of the last VACUUM or ANALYZE, not a count; null when it was never analysed */
-      rowsEstimate: number | null;
-      /**
-       * @description `future`: made ahead, its period has not begun. `current`: its period has begun and is within the retention period. `expiring`: wholly older than the retention period; the next maintenance round drops it. `held`: as old, but kept while it holds unfinished events. `restored`: loaded back from an archive, never dropped automatically
-       * @enum {string}
-       */
-      state: 'current' | 'future' | 'expiring' | 'held' | 'restored';
-      /** @description A detach was interrupted; the next maintenance round finishes it */
-      detachPending: boolean;
-      /** @description Why it is kept; only when `held` */
-      heldReason?: string;
-      /** @description Only on a `held` webhook_logs partition */
-      unfinished?: components['schemas']['UnfinishedCounts'];
-    };
-    HeldPartition: {
-      /** @description The webhook_logs partition kept */
-      name: string;
-      /** @description First moment of the id range (inclusive); null for the legacy partition, open below */
-      from: string | null;
-      /**
-       * Format: date-time
-       * @description End of the id range (exclusive)
-       */
-      to: string;
-      unfinished: components['schemas']['UnfinishedCounts'];
-      reason: string;
-    };
-    EventLogStorage: {
-      /** @description Days an event is kept (EVENT_LOG_RETENTION_DAYS of this API; workers drop, so give them the same); 0 keeps everything */
-      retentionDays: number;
-      /**
-       * @description The period of one partition (EVENT_LOG_PARTITION), on a UTC grid
-       * @enum {string}
-       */
-      partitionInterval: 'hour' | 'day' | 'week';
-      /** @description Whether expired partitions are archived before they are dropped */
-      archive: {
-        enabled: boolean;
-      };
-      /** @description Every partition of both tables, by the end of its range, oldest first */
-      partitions: components['schemas']['EventLogPartition'][];
-      /** @description Per table */
-      totals: {
-        webhook_logs: {
-          /** @description Sum of the sizeBytes of its partitions */
-          sizeBytes: number;
-          partitions: number;
-        };
-        event_attempts: {
-          /** @description Sum of the sizeBytes of its partitions */
-          sizeBytes: number;
-          partitions: number;
-        };
-      };
-      /** @description The end of the newest webhook_logs partition: events made after it would have nowhere to go. Maintenance keeps it a week ahead */
-      premadeUntil: string | null;
-      /** @description The next partition retention drops, held ones aside; null when nothing will (retentionDays 0) */
-      nextDrop: {
-        /** @description The webhook_logs partition (its event_attempts partition goes with it) */
-        partition: string;
-        /**
-         * Format: date-time
-         * @description When its period passes the retention cut-off; in the past when it is `expiring`, dropped by the next maintenance round
-         */
-        at: string;
-      } | null;
-      /** @description Partitions past the retention period kept because events in them are unfinished */
-      held: components['schemas']['HeldPartition'][];
     };
     Endpoint: {
       /** Format: uuid */
@@ -2051,6 +2107,211 @@ export interface components {
       /** @description Whether failed messages are left: call again */
       more: boolean;
     };
+    AccountShare: {
+      /** @description Its share relative to others (1 by default): of the API under load, of its content rate limit (RATE_LIMIT_CONTENT_PER_ACCOUNT_PER_MINUTE times this), and of the workers, which take its events this many times as often as those of an account of weight 1 while both wait */
+      weight: number;
+      /** @description At most this many of its events applied at once, over every worker (an event that brings its run counts once); null: no cap */
+      maxInFlight: number | null;
+    };
+    AccountBacklog: {
+      /** Format: uuid */
+      accountId: string;
+      handle: string;
+      /** @description Events accepted and not yet taken */
+      queued: number;
+      /** @description Events being applied (or retried) */
+      processing: number;
+      /** @description Seconds since its oldest queued event was accepted; null when none is queued */
+      oldestWaitingAgeSeconds: number | null;
+      share: components['schemas']['AccountShare'];
+    };
+    AccountBacklogList: {
+      /** @description The accounts with the most unfinished events first */
+      accounts: components['schemas']['AccountBacklog'][];
+    };
+    AccountShareChange: {
+      /** Format: uuid */
+      id: string;
+      /** Format: date-time */
+      changedAt: string;
+      operator: {
+        /** @description Null once the operator's account is gone */
+        id: string | null;
+        /** @description The operator's email when they made the change */
+        email: string;
+      };
+      from: components['schemas']['AccountShare'];
+      to: components['schemas']['AccountShare'];
+    };
+    AccountEventCounts: {
+      /** @description Events received and not rejected */
+      accepted: number;
+      /** @description Of those, applied (succeeded) */
+      applied: number;
+      failed: number;
+      /** @description Calls refused by validation, recorded as events */
+      rejected: number;
+    };
+    AccountErrorCount: {
+      /** @description The event's error code; UNKNOWN when it has none */
+      code: string;
+      lastHour: number;
+      lastDay: number;
+    };
+    /** @description Events received in the last hour and the last 24 hours, from the event log */
+    AccountActivity: {
+      lastHour: components['schemas']['AccountEventCounts'];
+      lastDay: components['schemas']['AccountEventCounts'];
+      /** @description Failed events by error code, the most in the last day first */
+      failures: components['schemas']['AccountErrorCount'][];
+      /** @description Rejected events by error code, the most in the last day first */
+      refusals: components['schemas']['AccountErrorCount'][];
+      /** @description Whether the last day held more events than are counted (the newest 100000): the day's figures are then those of its newest events */
+      capped: boolean;
+    };
+    AccountPage: {
+      /** Format: uuid */
+      id: string;
+      handle: string;
+      email: string;
+      /** Format: date-time */
+      createdAt: string;
+      backlog: {
+        /** @description Events accepted and not yet taken */
+        queued: number;
+        /** @description Events being applied (or retried) */
+        processing: number;
+        /** @description Seconds since its oldest queued event was accepted; null when none is queued */
+        oldestWaitingAgeSeconds: number | null;
+      };
+      share: components['schemas']['AccountShare'];
+      /** @description Who changed its share, when, from what to what: the newest 20 first */
+      shareChanges: components['schemas']['AccountShareChange'][];
+      /** @description Its newest 50 API keys, revoked ones included; never a secret */
+      apiKeys: components['schemas']['ApiKeySummary'][];
+      /** @description Its newest 50 webhook endpoints, with their last day's deliveries */
+      endpoints: components['schemas']['AdminEndpoint'][];
+      activity: components['schemas']['AccountActivity'];
+    };
+    History: {
+      /** @enum {string} */
+      window: 'hour' | 'day';
+      bucketSeconds: number;
+      /** @description The account asked for; null for all */
+      accountId: string | null;
+      /** @description Oldest first, the current bucket last. Counts are summed over the bucket; depth and oldest waiting are their highest, sampled every second by a worker */
+      points: {
+        /** Format: date-time */
+        start: string;
+        /** @description Events accepted */
+        accepted: number;
+        /** @description Events applied */
+        applied: number;
+        /** @description Events that failed for good */
+        failed: number;
+        /** @description Events refused with a 400 and recorded */
+        rejected: number;
+        /** @description Requests refused with 429 or 503 (over share, overloaded, rate limited) */
+        refused: number;
+        /** @description The most unfinished events (queued and processing) seen at once */
+        depth: number;
+        /** @description The longest an event had waited, queued, when the backlog was sampled */
+        oldestWaitingSeconds: number;
+      }[];
+      /** @description Requests refused over the window, by reason */
+      refusedByReason: {
+        over_share: number;
+        overloaded: number;
+        rate_limit: number;
+      };
+    };
+    /** @description Unfinished events in the partition, by status */
+    UnfinishedCounts: {
+      queued: number;
+      processing: number;
+    };
+    EventLogPartition: {
+      /** @enum {string} */
+      table: 'webhook_logs' | 'event_attempts';
+      name: string;
+      /** @description First moment of the id range (inclusive); null for the legacy partition, open below */
+      from: string | null;
+      /**
+       * Format: date-time
+       * @description End of the id range (exclusive)
+       */
+      to: string;
+      /** @description Bytes on disk: table, indexes and TOAST (pg_total_relation_size) */
+      sizeBytes: number;
+      /** @description The planner's estimate of its rows (pg_class.reltuples) as of the last VACUUM or ANALYZE, not a count; null when it was never analysed */
+      rowsEstimate: number | null;
+      /**
+       * @description `future`: made ahead, its period has not begun. `current`: its period has begun and is within the retention period. `expiring`: wholly older than the retention period; the next maintenance round drops it. `held`: as old, but kept while it holds unfinished events. `restored`: loaded back from an archive, never dropped automatically
+       * @enum {string}
+       */
+      state: 'current' | 'future' | 'expiring' | 'held' | 'restored';
+      /** @description A detach was interrupted; the next maintenance round finishes it */
+      detachPending: boolean;
+      /** @description Why it is kept; only when `held` */
+      heldReason?: string;
+      /** @description Only on a `held` webhook_logs partition */
+      unfinished?: components['schemas']['UnfinishedCounts'];
+    };
+    HeldPartition: {
+      /** @description The webhook_logs partition kept */
+      name: string;
+      /** @description First moment of the id range (inclusive); null for the legacy partition, open below */
+      from: string | null;
+      /**
+       * Format: date-time
+       * @description End of the id range (exclusive)
+       */
+      to: string;
+      unfinished: components['schemas']['UnfinishedCounts'];
+      reason: string;
+    };
+    EventLogStorage: {
+      /** @description Days an event is kept (EVENT_LOG_RETENTION_DAYS of this API; workers drop, so give them the same); 0 keeps everything */
+      retentionDays: number;
+      /**
+       * @description The period of one partition (EVENT_LOG_PARTITION), on a UTC grid
+       * @enum {string}
+       */
+      partitionInterval: 'hour' | 'day' | 'week';
+      /** @description Whether expired partitions are archived before they are dropped */
+      archive: {
+        enabled: boolean;
+      };
+      /** @description Every partition of both tables, by the end of its range, oldest first */
+      partitions: components['schemas']['EventLogPartition'][];
+      /** @description Per table */
+      totals: {
+        webhook_logs: {
+          /** @description Sum of the sizeBytes of its partitions */
+          sizeBytes: number;
+          partitions: number;
+        };
+        event_attempts: {
+          /** @description Sum of the sizeBytes of its partitions */
+          sizeBytes: number;
+          partitions: number;
+        };
+      };
+      /** @description The end of the newest webhook_logs partition: events made after it would have nowhere to go. Maintenance keeps it a week ahead */
+      premadeUntil: string | null;
+      /** @description The next partition retention drops, held ones aside; null when nothing will (retentionDays 0) */
+      nextDrop: {
+        /** @description The webhook_logs partition (its event_attempts partition goes with it) */
+        partition: string;
+        /**
+         * Format: date-time
+         * @description When its period passes the retention cut-off; in the past when it is `expiring`, dropped by the next maintenance round
+         */
+        at: string;
+      } | null;
+      /** @description Partitions past the retention period kept because events in them are unfinished */
+      held: components['schemas']['HeldPartition'][];
+    };
     IncomingEventType: {
       /**
        * @description The `event` of POST /api/webhooks/content
@@ -2110,7 +2371,10 @@ export interface components {
       /** @enum {string} */
       status: 'ok' | 'unavailable';
       checks: {
-        [key: string]: 'ok' | 'failed';
+        /** @enum {string} */
+        postgres: 'ok' | 'failed';
+        /** @enum {string} */
+        redis: 'ok' | 'failed';
       };
     };
     CurrentAccount: {
@@ -5085,6 +5349,8 @@ export interface operations {
           'ratelimit-remaining'?: number;
           /** @description Seconds until the window resets */
           'ratelimit-reset'?: number;
+          /** @description When events past the rate limit were refused: seconds until it resets */
+          'retry-after'?: number;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;
@@ -6862,7 +7128,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A page of matching events */
+      /** @description A page of matching events; the first says how many */
       200: {
         headers: {
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
@@ -8313,6 +8579,147 @@ export interface operations {
       };
     };
   };
+  getAccountPage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        /** @description The account's id, or its handle (any case) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccountPage'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getAccountShare: {
     parameters: {
       query?: never;
@@ -8566,6 +8973,138 @@ export interface operations {
       /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
       415: {
         headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getHistory: {
+    parameters: {
+      query?: {
+        /** @description The last hour in minutes, or the last day in 10-minute buckets */
+        window?: 'hour' | 'day';
+        /** @description One account's history, by its handle or its id; the service's without */
+        account?: string;
+      };
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The last hour by minute, or the last day by 10 minutes */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['History'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED, INVALID_JSON, UNKNOWN_EVENT */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: FORBIDDEN, INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
           /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
           'x-request-id': string;
           [name: string]: unknown;

@@ -1,15 +1,11 @@
+import type { RefusalReason } from '@ingest/contracts';
 import type { Logger } from '@ingest/logger';
 
-/**
- * Why a request was refused before any work was done for it: over its tenant's fair
- * share while the API is overloaded, the API full for everyone, or over the account's
- * configured rate limit.
- */
-export const REFUSAL_REASONS = ['over_share', 'overloaded', 'rate_limit'] as const;
-export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+export { REFUSAL_REASONS, type RefusalReason } from '@ingest/contracts';
 
 export interface RefusalReport {
-  refused(reason: RefusalReason): void;
+  /** Counts a refusal, of the account's request when it is known. */
+  refused(reason: RefusalReason, accountId?: string): void;
   /** Writes what is counted and not yet written (on close). */
   flush(): void;
 }
@@ -21,7 +17,7 @@ export interface RefusalReportOptions {
   /** What else the line says: the admission state and the busiest tenants. */
   context: () => Record<string, unknown>;
   /** Counts each refusal elsewhere too (the API's metric). */
-  onRefused?: (reason: RefusalReason) => void;
+  onRefused?: (reason: RefusalReason, accountId?: string) => void;
 }
 
 /**
@@ -47,8 +43,8 @@ export function createRefusalReport(options: RefusalReportOptions): RefusalRepor
   }
 
   return {
-    refused(reason) {
-      options.onRefused?.(reason);
+    refused(reason, accountId) {
+      options.onRefused?.(reason, accountId);
       counts.set(reason, (counts.get(reason) ?? 0) + 1);
       const sinceLast = performance.now() - lastWrittenAt;
       if (sinceLast >= options.intervalMs) write();

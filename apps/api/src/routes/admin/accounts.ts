@@ -2,6 +2,8 @@ import {
   AccountBacklogListSchema,
   AccountBacklogQuerySchema,
   AccountIdParamsSchema,
+  AccountPageSchema,
+  AccountRefParamsSchema,
   AccountShareSchema,
 } from '@ingest/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -11,10 +13,15 @@ import {
   accountShare,
   setAccountShare,
 } from '../../services/admin/account-shares.js';
+import { accountPage } from '../../services/admin/account-page.js';
+import { principalOf } from '../../plugins/authentication.js';
 import { json, problems } from '../../plugins/openapi-responses.js';
 import { OPERATOR_DENIED, OPERATOR_SCHEMA } from './operator-schema.js';
 
-/** /api/admin: who is waiting in the queue, and each account's share of the service. */
+/**
+ * /api/admin: who is waiting in the queue, one account's page, and each account's share of
+ * the service.
+ */
 export const adminAccountRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (
   app,
   { deps },
@@ -38,6 +45,21 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asyn
       },
     },
     async (request) => accountBacklogs(deps, request.query.limit),
+  );
+
+  app.get(
+    '/accounts/:id',
+    {
+      schema: {
+        ...common,
+        operationId: 'getAccountPage',
+        summary:
+          'One account: backlog, share and its changes, keys, endpoints, recent failures and refusals',
+        params: AccountRefParamsSchema,
+        response: { 200: json(AccountPageSchema, 'The account'), ...denied, ...problems(404) },
+      },
+    },
+    async (request) => accountPage(deps, request.params.id),
   );
 
   app.get(
@@ -69,11 +91,9 @@ export const adminAccountRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = asyn
       },
     },
     async (request) => {
-      const share = await setAccountShare(deps, request.params.id, request.body);
-      request.log.warn(
-        { operator: request.principal?.accountId, accountId: request.params.id, share },
-        'account share changed',
-      );
+      const operator = principalOf(request).accountId;
+      const share = await setAccountShare(deps, request.params.id, request.body, operator);
+      request.log.warn({ operator, accountId: request.params.id, share }, 'account share changed');
       return share;
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiDeps } from '../../deps.js';
 import { adminAccountRoutes } from './accounts.js';
 import { adminDeliveryRoutes } from './deliveries.js';
+import { adminHistoryRoutes } from './history.js';
 import { adminOperationRoutes } from './operations.js';
 import { adminSessionRoutes } from './session.js';
 
@@ -11,4 +12,5 @@ export const adminRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app,
   await app.register(adminOperationRoutes, { deps });
   await app.register(adminDeliveryRoutes, { deps });
   await app.register(adminAccountRoutes, { deps });
+  await app.register(adminHistoryRoutes, { deps });
 };

@@ -99,7 +99,10 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
         operationId: 'searchEvents',
         summary: 'Search events across accounts, newest first',
         querystring: EventSearchQuerySchema,
-        response: { 200: json(EventSearchResultSchema, 'A page of matching events'), ...denied },
+        response: {
+          200: json(EventSearchResultSchema, 'A page of matching events; the first says how many'),
+          ...denied,
+        },
       },
     },
     async (request) => searchEvents(operatorReader(deps), request.query),

@@ -1,4 +1,5 @@
 import { AppError, type AccountBacklogList, type AccountShare } from '@ingest/contracts';
+import { v7 as uuidv7 } from 'uuid';
 import type { ApiDeps } from '../../deps.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'shares'>;
@@ -57,19 +58,43 @@ export async function accountShare(deps: Deps, accountId: string): Promise<Accou
 }
 
 /**
- * Sets an account's share. This API instance applies it at once; the others and the
- * workers within the share book's refresh (5 s).
+ * Sets an account's share and records who changed it, from what to what, in one
+ * transaction. This API instance applies it at once; the others and the workers within
+ * the share book's refresh (5 s).
  */
 export async function setAccountShare(
   deps: Deps,
   accountId: string,
   share: AccountShare,
+  operatorId: string,
 ): Promise<AccountShare> {
-  const { count } = await deps.db.prisma.account.updateMany({
-    where: { id: accountId },
-    data: { queueWeight: share.weight, maxInFlight: share.maxInFlight },
+  await deps.db.prisma.$transaction(async (tx) => {
+    // Locked: two operators changing one share at once each record what they replaced.
+    const [before] = await tx.$queryRaw<Array<{ weight: number; maxInFlight: number | null }>>`
+      SELECT queue_weight AS weight, max_in_flight AS "maxInFlight"
+      FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+    if (before === undefined) throw new AppError('NOT_FOUND', 'No account with this id');
+    const operator = await tx.account.findUniqueOrThrow({
+      where: { id: operatorId },
+      select: { email: true },
+    });
+    await tx.account.update({
+      where: { id: accountId },
+      data: { queueWeight: share.weight, maxInFlight: share.maxInFlight },
+    });
+    await tx.accountShareChange.create({
+      data: {
+        id: uuidv7(),
+        accountId,
+        operatorId,
+        operatorEmail: operator.email,
+        fromWeight: before.weight,
+        fromMaxInFlight: before.maxInFlight,
+        toWeight: share.weight,
+        toMaxInFlight: share.maxInFlight,
+      },
+    });
   });
-  if (count === 0) throw new AppError('NOT_FOUND', 'No account with this id');
   await deps.shares.refresh();
   return share;
 }

@@ -3,6 +3,7 @@ import { Prisma } from '@ingest/db';
 import { idBoundaryAt, rangesWithoutKey, type IdRange } from '@ingest/event-log';
 import type { ApiDeps } from '../../deps.js';
 import { decodeCursor, toPage, type Position } from '../pagination.js';
+import { countMatches } from './event-count.js';
 import { readEveryPartition } from './every-partition.js';
 import { presentReceipt, type ReceiptRow } from '../receipts.js';
 import {
@@ -207,8 +208,43 @@ const earliest = (...moments: Array<number | undefined>) => {
   return known.length === 0 ? undefined : Math.min(...known);
 };
 
+/** The rows of a page, and one more if there is a next page: see searchEvents. */
+async function readPage(deps: Deps, search: Query, windows: IdWindow[]) {
+  const { filters, after } = search;
+  const limit = search.take - 1;
+  if (filters.slug !== undefined) {
+    return deps.db.prisma.$queryRaw<OperatorEventRow[]>(foundBySlug(search));
+  }
+  if (filters.payload !== undefined) {
+    // The newest window only: across every partition, the probe would pay for each one's
+    // index even when the newest period holds the page.
+    const [newest = {}] = windows;
+    const found = await probePayload(deps, search, newest);
+    if (found.length > limit && pageSettled(found, limit, newest.fromMs)) return found;
+    // Too few matches among the newest events: the value is rare, and the index finds it.
+    // Bounded in time (from, to or a cursor), the search plans only the partitions in
+    // range. Unbounded, it asks every partition's index (payload values are not listed, as
+    // slugs are) through one generic plan made once; only then, because a generic plan
+    // cannot tell a narrow time range from a wide one and would read a range by time.
+    if (filters.from !== undefined || filters.to !== undefined || after !== undefined) {
+      return readWindow(deps, search, {});
+    }
+    return readEveryPartition<OperatorEventRow>(deps.db.pool, foundByPayload(search));
+  }
+
+  let rows: OperatorEventRow[] = [];
+  for (const window of windows) {
+    rows = [...rows, ...(await readWindow(deps, search, window))]
+      .sort(newestFirst)
+      .slice(0, search.take);
+    if (pageSettled(rows, limit, window.fromMs)) break;
+  }
+  return rows;
+}
+
 /**
- * Events across accounts, newest first, a page at a time.
+ * Events across accounts, newest first, a page at a time; the first page also says how
+ * many match (event-count.ts), over the same windows and conditions as its rows.
  *
  * Filters served by a newest-first index (none, status, event, account, key, time) stop
  * reading as soon as a page is found, which is usually in the newest partition: they read
@@ -224,54 +260,34 @@ export async function searchEvents(deps: Deps, query: EventSearchQuery) {
   const { limit, cursor, ...filters } = query;
   const after = cursor === undefined ? undefined : decodeCursor(cursor);
   const search: Query = { filters, after, take: limit + 1 };
-  const page = async (rows: OperatorEventRow[]) => {
-    const names = await namesOf(deps, rows);
-    return toPage(
-      rows,
-      limit,
-      (row) => row.receivedAt,
-      (row) => presentOperatorEvent(row, names),
-    );
-  };
-
+  let windows: IdWindow[] = [{}];
   if (filters.slug !== undefined) {
-    const without = await rangesWithoutKey(deps.db.pool, filters.slug);
-    return page(
-      await deps.db.prisma.$queryRaw<OperatorEventRow[]>(foundBySlug({ ...search, without })),
+    search.without = await rangesWithoutKey(deps.db.pool, filters.slug);
+  } else {
+    const toMs = filters.to === undefined ? undefined : new Date(filters.to).getTime();
+    const upperMs = earliest(toMs, after?.at.getTime());
+    windows = idWindows(
+      deps.config.eventLog.interval,
+      Date.now(),
+      upperMs === undefined ? undefined : upperMs + CLOCK_MARGIN_MS,
+      filters.from === undefined ? undefined : new Date(filters.from).getTime() - CLOCK_MARGIN_MS,
     );
   }
-
-  const toMs = filters.to === undefined ? undefined : new Date(filters.to).getTime();
-  const upperMs = earliest(toMs, after?.at.getTime());
-  const windows = idWindows(
-    deps.config.eventLog.interval,
-    Date.now(),
-    upperMs === undefined ? undefined : upperMs + CLOCK_MARGIN_MS,
-    filters.from === undefined ? undefined : new Date(filters.from).getTime() - CLOCK_MARGIN_MS,
+  const [rows, matches] = await Promise.all([
+    readPage(deps, search, windows),
+    after === undefined
+      ? countMatches(
+          deps,
+          windows.map((window) => matching(search, window)),
+        )
+      : undefined,
+  ]);
+  const names = await namesOf(deps, rows);
+  const page = toPage(
+    rows,
+    limit,
+    (row) => row.receivedAt,
+    (row) => presentOperatorEvent(row, names),
   );
-  if (filters.payload !== undefined) {
-    // The newest window only: across every partition, the probe would pay for each one's
-    // index even when the newest period holds the page.
-    const [newest = {}] = windows;
-    const found = await probePayload(deps, search, newest);
-    if (found.length > limit && pageSettled(found, limit, newest.fromMs)) return page(found);
-    // Too few matches among the newest events: the value is rare, and the index finds it.
-    // Bounded in time (from, to or a cursor), the search plans only the partitions in
-    // range. Unbounded, it asks every partition's index (payload values are not listed, as
-    // slugs are) through one generic plan made once; only then, because a generic plan
-    // cannot tell a narrow time range from a wide one and would read a range by time.
-    if (filters.from !== undefined || filters.to !== undefined || after !== undefined) {
-      return page(await readWindow(deps, search, {}));
-    }
-    return page(await readEveryPartition<OperatorEventRow>(deps.db.pool, foundByPayload(search)));
-  }
-
-  let rows: OperatorEventRow[] = [];
-  for (const window of windows) {
-    rows = [...rows, ...(await readWindow(deps, search, window))]
-      .sort(newestFirst)
-      .slice(0, search.take);
-    if (pageSettled(rows, limit, window.fromMs)) break;
-  }
-  return page(rows);
+  return matches === undefined ? page : { ...page, matches };
 }
