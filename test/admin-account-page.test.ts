@@ -91,6 +91,11 @@ describe("an account's page", () => {
       createdAt: expect.any(String),
       backlog: { queued: 0, processing: 0, oldestWaitingAgeSeconds: null },
       share: { weight: 5, maxInFlight: 8 },
+      // The service's per-account limits times the weight.
+      rateLimits: {
+        contentPerMinute: 5 * api.deps.config.limits.contentPerAccountPerMinute,
+        receiptsPerMinute: 5 * api.deps.config.limits.receiptsPerAccountPerMinute,
+      },
       activity: {
         lastHour: { accepted: 4, applied: 1, failed: 3, rejected: 3 },
         lastDay: { accepted: 4, applied: 1, failed: 3, rejected: 3 },

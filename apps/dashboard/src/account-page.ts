@@ -97,6 +97,11 @@ export function createAccountPage(showEvents: (filters: EventFilters) => void): 
         ...fact('Processing', String(backlog.processing), 'account-page-processing'),
         ...fact('Oldest waiting', formatSeconds(backlog.oldestWaitingAgeSeconds)),
         ...fact('Share', describeShare(account.share), 'account-share'),
+        ...fact(
+          'Rate limits',
+          `${account.rateLimits.contentPerMinute.toLocaleString()} events / min · ${account.rateLimits.receiptsPerMinute.toLocaleString()} receipt reads / min`,
+          'account-rate-limits',
+        ),
       ),
       el('p', { class: 'actions' }, events, failures),
       el('h3', {}, 'Events'),

@@ -146,7 +146,11 @@ export function createHistoryChart(account?: string): HistoryChart {
     const sum = (name: keyof Point) =>
       history.points.reduce((total, point) => total + Number(point[name]), 0);
     const peak = Math.max(0, ...history.points.map((point) => point.depth));
-    totals.textContent = `${sum('accepted')} accepted · ${sum('applied')} applied · ${sum('failed')} failed · ${sum('rejected')} rejected · ${sum('refused')} refused · backlog peak ${peak}`;
+    const reasons = Object.entries(history.refusedByReason)
+      .filter(([, count]) => count > 0)
+      .map(([reason, count]) => `${reason.replace('_', ' ')} ${count}`);
+    const refused = `${sum('refused')} refused${reasons.length === 0 ? '' : ` (${reasons.join(', ')})`}`;
+    totals.textContent = `${sum('accepted')} accepted · ${sum('applied')} applied · ${sum('failed')} failed · ${sum('rejected')} rejected · ${refused} · backlog peak ${peak}`;
     // Drawn anew each time: setData keeps the first scales, and a backlog that grows
     // past them would be cut at the top.
     for (const plot of plots) plot.destroy();

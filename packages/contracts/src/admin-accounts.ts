@@ -137,6 +137,15 @@ export const AccountPageSchema = z
       oldestWaitingAgeSeconds: AccountBacklogSchema.shape.oldestWaitingAgeSeconds,
     }),
     share: AccountShareSchema,
+    rateLimits: z
+      .object({
+        contentPerMinute: z.int().min(1),
+        receiptsPerMinute: z.int().min(1),
+      })
+      .meta({
+        description:
+          "The account's rate limits: the service's per-account limits times its share's weight",
+      }),
     shareChanges: z.array(AccountShareChangeSchema).meta({
       description: `Who changed its share, when, from what to what: the newest ${ACCOUNT_PAGE_SHARE_CHANGES} first`,
     }),

@@ -2185,6 +2185,11 @@ export interface components {
         oldestWaitingAgeSeconds: number | null;
       };
       share: components['schemas']['AccountShare'];
+      /** @description The account's rate limits: the service's per-account limits times its share's weight */
+      rateLimits: {
+        contentPerMinute: number;
+        receiptsPerMinute: number;
+      };
       /** @description Who changed its share, when, from what to what: the newest 20 first */
       shareChanges: components['schemas']['AccountShareChange'][];
       /** @description Its newest 50 API keys, revoked ones included; never a secret */

@@ -107,6 +107,10 @@ export async function accountPage(deps: Deps, ref: string): Promise<AccountPage>
     createdAt: account.createdAt.toISOString(),
     backlog,
     share: { weight: account.queueWeight, maxInFlight: account.maxInFlight },
+    rateLimits: {
+      contentPerMinute: deps.config.limits.contentPerAccountPerMinute * account.queueWeight,
+      receiptsPerMinute: deps.config.limits.receiptsPerAccountPerMinute * account.queueWeight,
+    },
     shareChanges,
     apiKeys,
     endpoints: endpoints.items,
