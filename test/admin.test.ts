@@ -210,9 +210,12 @@ describe('the job board (bull-board)', () => {
 });
 
 describe('queue state', () => {
-  it('reports counts per state, workers, the oldest waiting job and unfinished events', async () => {
+  it('reports counts per state, workers, the oldest waiting job, unfinished and failed events', async () => {
     const id = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
     await finalReceipt(api, key, id);
+    const failing = await accept(api, key, 'article.delete', { slug: uniqueSlug('missing') });
+    expect((await finalReceipt(api, key, failing)).status).toBe('failed');
+    expect((await sendEvent(api, key, 'article.create', { title: '' })).statusCode).toBe(400);
     const state = (await asAdmin('GET', '/api/admin/queue')).json();
     expect(state.paused).toBe(false);
     expect(state.workers).toBeGreaterThanOrEqual(1);
@@ -231,6 +234,11 @@ describe('queue state', () => {
       processing: expect.any(Number),
       capped: false,
     });
+    // Failed and rejected events in the log: these, and any other file's.
+    for (const status of ['failed', 'rejected'] as const) {
+      expect(state.kept[status].count).toBeGreaterThanOrEqual(1);
+      expect(state.kept[status].exact || state.kept[status].count === 10_000).toBe(true);
+    }
     expect(state).not.toHaveProperty('throughput'); // GET /api/admin/history has it
   });
 

@@ -13,6 +13,8 @@ const FIGURES = [
   { name: 'failed', label: 'failed, last hour' },
   { name: 'rejected', label: 'rejected, last hour' },
   { name: 'refused', label: 'refused (429/503), last hour' },
+  { name: 'failed-kept', label: 'failed, in the log' },
+  { name: 'rejected-kept', label: 'rejected, in the log' },
 ] as const;
 type Figure = (typeof FIGURES)[number]['name'];
 
@@ -108,10 +110,20 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
         failed: lastHour('failed'),
         rejected: lastHour('rejected'),
         refused: lastHour('refused'),
+        'failed-kept': queue.kept.failed.count,
+        'rejected-kept': queue.kept.rejected.count,
+      };
+      const capped: Record<Figure, boolean> = {
+        queued: queue.events.capped,
+        processing: queue.events.capped,
+        failed: false,
+        rejected: false,
+        refused: false,
+        'failed-kept': !queue.kept.failed.exact,
+        'rejected-kept': !queue.kept.rejected.exact,
       };
       for (const [name, node] of figures) {
-        const capped = queue.events.capped && (name === 'queued' || name === 'processing');
-        node.textContent = `${shown[name]}${capped ? '+' : ''}`;
+        node.textContent = `${shown[name]}${capped[name] ? '+' : ''}`;
         node.parentElement?.classList.toggle('alert', name === 'failed' && shown[name] > 0);
       }
       fill(state, queue.paused ? 'paused' : 'running');

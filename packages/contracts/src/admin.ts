@@ -3,6 +3,17 @@ import { isStorableJson, STORABLE_JSON_MESSAGE, storableText, timestamp } from '
 import { pageOf, PageQueryFields } from './pagination.js';
 import { EVENT_STATUSES, ReceiptSchema } from './receipts.js';
 
+/** Events counted at most by a count that must stay cheap: a search's, the kept failures'. */
+export const EVENT_COUNT_LIMIT = 10_000;
+
+/** A count of events that stops at EVENT_COUNT_LIMIT. */
+export const BoundedCountSchema = z.object({
+  count: z.int().min(0),
+  exact: z.boolean().meta({
+    description: `False when there are more than ${EVENT_COUNT_LIMIT.toLocaleString('en')}: \`count\` is then that bound`,
+  }),
+});
+
 export const QueueStateSchema = z
   .object({
     paused: z.boolean(),
@@ -45,6 +56,10 @@ export const QueueStateSchema = z
         description:
           'Unfinished events in the event log: queued (waiting, parked or between retries) and processing (a retry or redelivery in flight)',
       }),
+    kept: z.object({ failed: BoundedCountSchema, rejected: BoundedCountSchema }).meta({
+      description:
+        'Failed and rejected events in the event log, all it keeps (EVENT_LOG_RETENTION_DAYS): failed for good in the worker, refused with a 400 by the API',
+    }),
   })
   .meta({ id: 'QueueState' });
 export type QueueState = z.infer<typeof QueueStateSchema>;
@@ -114,21 +129,11 @@ export const OperatorEventSchema = ReceiptSchema.extend({
 export type OperatorEvent = z.infer<typeof OperatorEventSchema>;
 
 /** Matches an event search counts at most: as many as one bulk retry takes. */
-export const EVENT_COUNT_LIMIT = 10_000;
-
 export const EventSearchResultSchema = pageOf(OperatorEventSchema)
   .extend({
-    matches: z
-      .object({
-        count: z.int().min(0),
-        exact: z.boolean().meta({
-          description: `False when more than ${EVENT_COUNT_LIMIT.toLocaleString('en')} events match: \`count\` is then that bound`,
-        }),
-      })
-      .optional()
-      .meta({
-        description: `How many events match the filters, counted up to ${EVENT_COUNT_LIMIT.toLocaleString('en')}. On the first page only (no \`cursor\`): later pages do not count again`,
-      }),
+    matches: BoundedCountSchema.optional().meta({
+      description: `How many events match the filters, counted up to ${EVENT_COUNT_LIMIT.toLocaleString('en')}. On the first page only (no \`cursor\`): later pages do not count again`,
+    }),
   })
   .meta({ id: 'EventSearchResult' });
 export type EventSearchResult = z.infer<typeof EventSearchResultSchema>;

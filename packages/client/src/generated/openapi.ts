@@ -1822,6 +1822,19 @@ export interface components {
         /** @description More than 100,000 events are unfinished: the counts stop there */
         capped: boolean;
       };
+      /** @description Failed and rejected events in the event log, all it keeps (EVENT_LOG_RETENTION_DAYS): failed for good in the worker, refused with a 400 by the API */
+      kept: {
+        failed: {
+          count: number;
+          /** @description False when there are more than 10,000: `count` is then that bound */
+          exact: boolean;
+        };
+        rejected: {
+          count: number;
+          /** @description False when there are more than 10,000: `count` is then that bound */
+          exact: boolean;
+        };
+      };
     };
     OperatorEvent: {
       /** Format: uuid */
@@ -1857,7 +1870,7 @@ export interface components {
       /** @description How many events match the filters, counted up to 10,000. On the first page only (no `cursor`): later pages do not count again */
       matches?: {
         count: number;
-        /** @description False when more than 10,000 events match: `count` is then that bound */
+        /** @description False when there are more than 10,000: `count` is then that bound */
         exact: boolean;
       };
     };

@@ -1,4 +1,4 @@
-import type { QueueState } from '@ingest/contracts';
+import { EVENT_COUNT_LIMIT, type QueueState } from '@ingest/contracts';
 import { readBacklog } from '@ingest/event-log';
 import { countWorkers, readQueueDepth } from '@ingest/queue';
 import type { ApiDeps } from '../../deps.js';
@@ -17,10 +17,28 @@ async function unfinishedEvents(deps: Deps): Promise<QueueState['events']> {
   };
 }
 
+/**
+ * The failed or rejected events the log keeps, counted up to EVENT_COUNT_LIMIT through the
+ * (status, received_at) index: what the dashboard polls must stay cheap however many.
+ */
+async function kept(
+  deps: Deps,
+  status: 'failed' | 'rejected',
+): Promise<QueueState['kept']['failed']> {
+  const { rows } = await deps.db.pool.query<{ events: number }>({
+    name: 'count-kept-events',
+    text: `SELECT count(*)::int AS events
+           FROM (SELECT 1 FROM webhook_logs WHERE status = $1 LIMIT $2) AS kept`,
+    values: [status, EVENT_COUNT_LIMIT + 1],
+  });
+  const events = rows[0]?.events ?? 0;
+  return { count: Math.min(events, EVENT_COUNT_LIMIT), exact: events <= EVENT_COUNT_LIMIT };
+}
+
 /** What the queue holds now and who consumes it; GET /api/admin/history has its past. */
 export async function queueState(deps: Deps): Promise<QueueState> {
   const { queues } = deps;
-  const [depth, paused, workers, events] = await Promise.all([
+  const [depth, paused, workers, events, failed, rejected] = await Promise.all([
     readQueueDepth(queues.all),
     queues.isPaused(),
     // null, not 0, when Redis will not list its clients (CLIENT LIST refused or missing):
@@ -28,6 +46,8 @@ export async function queueState(deps: Deps): Promise<QueueState> {
     // Every content worker consumes every shard: the first shard's count is theirs.
     countWorkers(queues.all[0]!),
     unfinishedEvents(deps),
+    kept(deps, 'failed'),
+    kept(deps, 'rejected'),
   ]);
   return {
     paused,
@@ -36,5 +56,6 @@ export async function queueState(deps: Deps): Promise<QueueState> {
     workers,
     oldestWaitingAgeSeconds: depth.oldestWaitingAgeSeconds,
     events,
+    kept: { failed, rejected },
   };
 }
