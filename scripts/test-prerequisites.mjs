@@ -53,6 +53,13 @@ const prerequisites = [
     hint: 'install Docker Compose, or apt-get install docker-compose',
   },
   {
+    name: 'promtool',
+    why: 'the Prometheus rules test checks and unit-tests deploy/prometheus with it',
+    present: () => onPath('promtool'),
+    packages: ['prometheus'],
+    hint: "apt-get install prometheus (Debian's package brings promtool)",
+  },
+  {
     name: "PostgreSQL's server programs (initdb, pg_ctl)",
     why: 'the outage and replica tests start private clusters',
     present: postgresServer,
