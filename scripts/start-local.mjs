@@ -8,12 +8,17 @@
 // Plain node with no dependency until `pnpm install` has run: a fresh clone starts here.
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { planEngines, startEngines } from './local-engines.mjs';
 import { localJwtSecret } from './local-jwt-secret.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dev = process.argv.includes('--dev');
+const APPS = [
+  { name: 'api', entry: 'server' },
+  { name: 'worker', entry: 'main' },
+];
 
 const plan = await planEngines(process.env, root);
 if (plan.problem !== undefined) {
@@ -28,14 +33,17 @@ if (env.JWT_SECRET === undefined || env.JWT_SECRET === '') {
   if (created) console.log(`start: made a token secret for this checkout in ${path} (not in git)`);
 }
 
-// A signal stops the step under way (and the apps, through concurrently); what was
+// A signal stops the step under way (or the apps); what was
 // served is stopped after, whichever step it came in.
 let step;
+let apps = [];
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     stopping = true;
     step?.kill(signal);
+    // SIGTERM for Ctrl-C too: each app stops cleanly on it, and exits 0.
+    for (const app of apps) app.kill('SIGTERM');
   });
 }
 
@@ -54,22 +62,51 @@ function pnpm(...args) {
   });
 }
 
-async function runApps() {
-  const { default: concurrently } = await import('concurrently');
-  const script = dev ? 'dev' : 'start';
-  const { result } = concurrently(
-    ['api', 'worker'].map((name) => ({
-      name,
-      command: `pnpm --filter @ingest/${name} ${script}`,
+/**
+ * Runs the API and the worker, each a node process of its own with no shell or pnpm in
+ * between: a signal reaches them as it would in production, and they stop cleanly with
+ * exit code 0, where a shell or pnpm between would die of the signal and report a failure.
+ * Their lines are prefixed with their names; when one fails, the other is stopped.
+ */
+function runApps() {
+  const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const children = APPS.map(({ name, entry }) => {
+    const args = dev
+      ? [tsx, 'watch', `src/${entry}.ts`]
+      : ['--enable-source-maps', `dist/${entry}.js`];
+    const child = spawn(process.execPath, args, {
+      cwd: join(root, 'apps', name),
       env,
-      prefixColor: name === 'api' ? 'cyan' : 'magenta',
-    })),
-    { killOthersOn: ['failure'], prefix: 'name', cwd: root },
-  );
-  return result.then(
-    () => true,
-    () => false,
-  );
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own: Ctrl-C reaches only this script, which stops each app once.
+      // tsx watch, signalled twice (by the terminal and by us), would kill its app at once.
+      detached: true,
+    });
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
+    }
+    return child;
+  });
+  apps = children;
+  return Promise.all(
+    children.map(
+      (child) =>
+        new Promise((done) => {
+          child.once('error', (error) => {
+            console.error(`start: could not run ${child.spawnargs.join(' ')} (${error.message})`);
+            done(false);
+          });
+          child.once('close', (code) => {
+            const ok = code === 0 || stopping;
+            if (!ok) for (const other of children) if (other !== child) other.kill('SIGTERM');
+            done(ok);
+          });
+        }),
+    ),
+  ).then((each) => each.every(Boolean));
 }
 
 let ok = dev || (await pnpm('install', '--frozen-lockfile', '--prefer-offline'));
@@ -84,12 +121,12 @@ if (ok && !stopping) {
 }
 ok = ok && !stopping && (await pnpm('db:migrate'));
 ok = ok && (dev || (await pnpm('build')));
-// Stopped by a signal, the apps' exit codes say how pnpm was interrupted, not a failure.
-ok = ok && ((await runApps()) || stopping);
+ok = ok && (await runApps());
 try {
   await engines.stop();
 } catch (error) {
   console.error(`start: stopping what it served failed: ${error.message}`);
   ok = false;
 }
+if (stopping && ok) console.log('start: stopped');
 process.exit(ok ? 0 : 1);

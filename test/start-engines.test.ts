@@ -74,7 +74,8 @@ afterAll(async () => {
 
 /** Starts `pnpm dev`'s path and waits until the API answers ready. */
 async function start(): Promise<RunningProcess> {
-  const proc = spawnProcess({ name: 'start', nodeArgs: [...START, '--dev'], env: startEnv() });
+  // Through pnpm, as a user runs it: pnpm must see the stop as a success too.
+  const proc = spawnProcess({ name: 'start', command: 'pnpm', nodeArgs: ['dev'], env: startEnv() });
   running.add(proc);
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -89,10 +90,15 @@ async function start(): Promise<RunningProcess> {
   }
 }
 
-/** Ctrl-C (SIGINT) or a service manager's SIGTERM: it exits 0 and leaves nothing running. */
+/**
+ * Ctrl-C (SIGINT) or a service manager's SIGTERM: it exits 0 with one line, no failure
+ * reported by pnpm, and leaves nothing running.
+ */
 async function stop(proc: RunningProcess, signal: NodeJS.Signals): Promise<void> {
   expect(await proc.stop(signal, 30_000)).toBe(0);
   running.delete(proc);
+  expect(proc.lines.filter((line) => /ERR_PNPM|ELIFECYCLE|failed/i.test(line))).toEqual([]);
+  expect(proc.lines.filter((line) => line.startsWith('start: ')).at(-1)).toBe('start: stopped');
   expect(await up(postgresPort)).toBe(false);
   expect(await up(redisPort)).toBe(false);
   const left = await runCommand('pgrep', ['-f', stateDir]);

@@ -1,9 +1,9 @@
 // The API as a process: configuration, a check that its services answer, the runtime
 // (runtime.ts), listen, and a clean shutdown on SIGTERM or SIGINT.
 import { loadApiConfig, loadConfigOrExit } from '@ingest/config';
-import { checkDatabase } from '@ingest/db';
+import { checkDatabase, readDeploymentId } from '@ingest/db';
 import { exitUnlessServicesAnswer, startTracing } from '@ingest/observability';
-import { checkRedis } from '@ingest/queue';
+import { checkRedis, claimNamespace } from '@ingest/queue';
 import { createApiRuntime } from './runtime.js';
 
 const config = loadConfigOrExit(loadApiConfig);
@@ -13,6 +13,11 @@ const tracing = startTracing(config.tracing);
 await exitUnlessServicesAnswer('api', [
   checkDatabase(config.database.url),
   checkRedis(config.redis),
+]);
+// One deployment per Redis namespace: this database's id claims REDIS_KEY_PREFIX, and a
+// prefix another deployment holds is refused, since the two would take each other's jobs.
+await exitUnlessServicesAnswer('api', [
+  readDeploymentId(config.database.url).then((id) => claimNamespace(config.redis, id)),
 ]);
 const { app, deps, close } = await createApiRuntime(config);
 const { logger } = deps;

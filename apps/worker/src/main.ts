@@ -1,9 +1,9 @@
 // The worker as a process: configuration, a check that its services answer, the runtime
 // (runtime.ts), and a clean shutdown on SIGTERM or SIGINT.
 import { loadWorkerConfig, loadConfigOrExit } from '@ingest/config';
-import { checkDatabase } from '@ingest/db';
+import { checkDatabase, readDeploymentId } from '@ingest/db';
 import { exitUnlessServicesAnswer, startTracing } from '@ingest/observability';
-import { checkRedis } from '@ingest/queue';
+import { checkRedis, claimNamespace } from '@ingest/queue';
 import { createWorkerRuntime } from './runtime.js';
 
 const config = loadConfigOrExit(loadWorkerConfig);
@@ -13,6 +13,11 @@ const tracing = startTracing(config.tracing);
 await exitUnlessServicesAnswer('worker', [
   checkDatabase(config.database.url),
   checkRedis(config.redis),
+]);
+// One deployment per Redis namespace: this database's id claims REDIS_KEY_PREFIX, and a
+// prefix another deployment holds is refused, since the two would take each other's jobs.
+await exitUnlessServicesAnswer('worker', [
+  readDeploymentId(config.database.url).then((id) => claimNamespace(config.redis, id)),
 ]);
 const { deps, httpAddress, close } = await createWorkerRuntime(config);
 const { logger } = deps;

@@ -1,5 +1,6 @@
 export { createDatabase, type Database, type DatabaseOptions } from './client.js';
 export { checkDatabase } from './reachability.js';
+export { readDeploymentId } from './deployment.js';
 export { reportPoolerSessions } from './pooler-sessions.js';
 export { createReadReplica, type ReadReplica, type ReadReplicaOptions } from './read-replica.js';
 export { uniqueViolationOf, violatesUniqueColumn, type UniqueViolation } from './errors.js';

@@ -11,8 +11,8 @@ const advice = (target: RedisTarget): string =>
     ? 'start it (`docker compose up -d redis`, or `redis-server`) or set REDIS_URL'
     : 'check that its nodes are up and that REDIS_CLUSTER_NODES names them';
 
-/** One try, no retries, connected by the caller. */
-const probe = (target: RedisTarget, timeoutMs: number) =>
+/** One try, no retries, connected by the caller: for checks at start-up. */
+export const probe = (target: RedisTarget, timeoutMs: number) =>
   openRedis(
     target,
     {

@@ -208,6 +208,17 @@ function settleUnclaimed(
 ): Promise<JobOutcome> | JobOutcome {
   switch (claim.outcome) {
     case 'missing':
+      // Another deployment's job under this prefix (start-up refuses a prefix another
+      // deployment claimed, so this is rare): said loudly, and failed rather than completed,
+      // so that it stays in the failed set where its owner's reconciler finds and retries it.
+      deps.logger.error(
+        {
+          eventId: job.data.eventId,
+          requestId: job.data.requestId,
+          keyPrefix: deps.config.redis.keyPrefix,
+        },
+        'job for an event this database does not hold: another deployment shares this REDIS_KEY_PREFIX?',
+      );
       throw new UnrecoverableError(`event ${job.data.eventId} is not recorded`);
     case 'finished':
       deps.logger.debug(
