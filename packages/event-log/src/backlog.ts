@@ -1,4 +1,5 @@
 import type { Queryable } from './queryable.js';
+import { unfinished } from './status.js';
 
 /** Unfinished events counted at most: the partial index of unfinished events reads them. */
 export const BACKLOG_LIMIT = 100_000;
@@ -20,8 +21,7 @@ export interface Backlog {
 /**
  * The unfinished events of every account that has any: queued (waiting, parked or
  * between retries) and processing. One pass over at most BACKLOG_LIMIT rows of the
- * partial index of unfinished events (its predicate written out, so that the planner
- * uses it), so its cost is about what a count of them costs.
+ * partial index of unfinished events, so its cost is about what a count of them costs.
  * The operators' queue state and the workers' backlog sampler both read it.
  */
 export async function readBacklog(on: Queryable): Promise<Backlog> {
@@ -40,7 +40,7 @@ export async function readBacklog(on: Queryable): Promise<Backlog> {
              min(received_at) FILTER (WHERE status = 'queued') AS oldest,
              sum(count(*)) OVER ()::int AS scanned
       FROM (SELECT account_id, status, received_at FROM webhook_logs
-            WHERE status IN ('queued', 'processing') LIMIT $1) AS unfinished
+            WHERE ${unfinished()} LIMIT $1) AS unfinished
       GROUP BY account_id`,
     values: [BACKLOG_LIMIT + 1],
   });

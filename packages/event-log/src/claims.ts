@@ -1,7 +1,7 @@
 import type { EventStatus } from '@ingest/contracts';
 import type { Queryable } from './queryable.js';
 import { idBounds } from './id-bounds.js';
-import { unfinished } from './status.js';
+import { isUnfinishedStatus, unfinished } from './status.js';
 
 /** What a worker reads about an event to apply it. */
 export interface EventRow {
@@ -52,6 +52,13 @@ const BLOCKED = (e: string) => `EXISTS (
     WHERE p.account_id = ${e}.account_id AND p.key = k.key AND p.sequence < ${e}.sequence
     LIMIT 1) AS ahead)`;
 
+/** What both a claim and a read load of an event, from table alias `e`: its EventRow, its status, and whether it is blocked. */
+const LOADED_COLUMNS = `
+  e.id, e.status, e.event, e.account_id AS "accountId", e.payload, e.request_id AS "requestId",
+  e.notify_on_finish AS "notifyOnFinish", e.received_at AS "receivedAt",
+  e.last_replayed_at AS "lastReplayedAt", e.sequence, e.order_keys AS "orderKeys",
+  ${BLOCKED('e')} AS blocked`;
+
 /**
  * Reads the events and, for each that is first in all its lines and not finished, marks
  * it processing and opens an attempt: one statement (one round trip, one commit) for all.
@@ -63,10 +70,7 @@ const BLOCKED = (e: string) => `EXISTS (
  */
 const CLAIM_EVENTS = `
   WITH loaded AS (
-    SELECT e.id, e.status, e.event, e.account_id, e.payload, e.request_id, e.notify_on_finish,
-           e.received_at, e.last_replayed_at, e.sequence, e.order_keys, ${BLOCKED('e')} AS blocked
-    FROM webhook_logs e
-    WHERE e.id = ANY($1::uuid[])
+    SELECT ${LOADED_COLUMNS} FROM webhook_logs e WHERE e.id = ANY($1::uuid[])
   ),
   started AS (
     UPDATE webhook_logs w
@@ -82,12 +86,7 @@ const CLAIM_EVENTS = `
     SELECT id, attempts, now() FROM started
     RETURNING event_id, number
   )
-  SELECT l.id, l.status, l.event, l.account_id AS "accountId", l.payload,
-         l.request_id AS "requestId", l.notify_on_finish AS "notifyOnFinish",
-         l.received_at AS "receivedAt", l.last_replayed_at AS "lastReplayedAt", l.sequence,
-         l.order_keys AS "orderKeys", l.blocked,
-         o.number AS attempt
-  FROM loaded l LEFT JOIN opened o ON o.event_id = l.id`;
+  SELECT l.*, o.number AS attempt FROM loaded l LEFT JOIN opened o ON o.event_id = l.id`;
 
 type ClaimRow = EventRow & { status: EventStatus; blocked: boolean; attempt: number | null };
 
@@ -105,15 +104,12 @@ export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Ma
 function claimOf({ status, blocked, attempt, ...row }: ClaimRow): Claim {
   if (attempt !== null) return { outcome: 'claimed', attempt, row };
   // Unfinished when read but not claimed: another run finished it between read and update.
-  const waiting = blocked && (status === 'queued' || status === 'processing');
+  const waiting = blocked && isUnfinishedStatus(status);
   return waiting ? { outcome: 'blocked' } : { outcome: 'finished' };
 }
 
 const READ_EVENTS = `
-  SELECT e.id, e.status, e.event, e.account_id AS "accountId", e.payload,
-         e.request_id AS "requestId", e.notify_on_finish AS "notifyOnFinish",
-         e.received_at AS "receivedAt", e.last_replayed_at AS "lastReplayedAt", e.sequence,
-         e.order_keys AS "orderKeys", ${BLOCKED('e')} AS blocked, NULL::int AS attempt
+  SELECT ${LOADED_COLUMNS}, NULL::int AS attempt
   FROM webhook_logs e
   WHERE e.id = ANY($1::uuid[]) AND e.id BETWEEN $2::uuid AND $3::uuid`;
 
@@ -136,8 +132,7 @@ export async function readEvents(on: Queryable, eventIds: string[]): Promise<Map
 }
 
 function readOf({ status, blocked, attempt: _none, ...row }: ClaimRow): Claim {
-  const unfinishedNow = status === 'queued' || status === 'processing';
-  if (unfinishedNow && blocked) return { outcome: 'blocked' };
+  if (blocked && isUnfinishedStatus(status)) return { outcome: 'blocked' };
   if (status === 'queued') return { outcome: 'ready', row };
   return status === 'processing' ? { outcome: 'started' } : { outcome: 'finished' };
 }

@@ -7,6 +7,9 @@ export const UNFINISHED_STATUSES = [
 ] as const satisfies readonly EventStatus[];
 export type UnfinishedStatus = (typeof UNFINISHED_STATUSES)[number];
 
+export const isUnfinishedStatus = (status: string): status is UnfinishedStatus =>
+  (UNFINISHED_STATUSES as readonly string[]).includes(status);
+
 /**
  * The SQL predicate "the event is not finished", on the column of table alias `alias`.
  * The partial index `webhook_logs_unfinished_idx` (prisma/schema.prisma) is declared with
