@@ -1,5 +1,5 @@
 import { redactUrlPassword } from '@ingest/config';
-import pg from 'pg';
+import { withOneClient } from './reachability.js';
 
 const UNDEFINED_TABLE = '42P01';
 
@@ -9,19 +9,14 @@ const UNDEFINED_TABLE = '42P01';
  * it sees whichever committed. Rejects with a one-line message when it cannot be read.
  */
 export async function readDeploymentId(url: string, timeoutMs = 3_000): Promise<string> {
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
-  });
-  client.on('error', () => {});
   try {
-    await client.connect();
-    await client.query('INSERT INTO deployment DEFAULT VALUES ON CONFLICT DO NOTHING');
-    const { rows } = await client.query<{ id: string }>('SELECT id FROM deployment');
-    const [row] = rows;
-    if (row === undefined) throw new Error('the deployment table is empty');
-    return row.id;
+    return await withOneClient(url, timeoutMs, async (client) => {
+      await client.query('INSERT INTO deployment DEFAULT VALUES ON CONFLICT DO NOTHING');
+      const { rows } = await client.query<{ id: string }>('SELECT id FROM deployment');
+      const [row] = rows;
+      if (row === undefined) throw new Error('the deployment table is empty');
+      return row.id;
+    });
   } catch (error) {
     const where = redactUrlPassword(url);
     if ((error as { code?: string }).code === UNDEFINED_TABLE) {
@@ -32,7 +27,5 @@ export async function readDeploymentId(url: string, timeoutMs = 3_000): Promise<
     throw new Error(
       `PostgreSQL at ${where}: could not read the deployment id (${(error as Error).message})`,
     );
-  } finally {
-    await client.end().catch(() => {});
   }
 }

@@ -8,15 +8,8 @@ const UNDEFINED_DATABASE = '3D000';
  * an Error whose message is one line saying what is wrong and how to fix it.
  */
 export async function checkDatabase(url: string, timeoutMs = 3_000): Promise<void> {
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
-  });
-  client.on('error', () => {});
   try {
-    await client.connect();
-    await client.query('SELECT 1');
+    await withOneClient(url, timeoutMs, (client) => client.query('SELECT 1'));
   } catch (error) {
     const code = (error as { code?: string }).code;
     const where = redactUrlPassword(url);
@@ -29,6 +22,27 @@ export async function checkDatabase(url: string, timeoutMs = 3_000): Promise<voi
     throw new Error(
       `PostgreSQL at ${where} is not answering (${reason}); start it (\`docker compose up -d postgres\`, or your system's service manager) or set DATABASE_URL`,
     );
+  }
+}
+
+/**
+ * Runs `work` on a connection of its own, every step bounded by `timeoutMs`, and closes
+ * it: what start-up checks use, before any pool exists.
+ */
+export async function withOneClient<Result>(
+  url: string,
+  timeoutMs: number,
+  work: (client: pg.Client) => Promise<Result>,
+): Promise<Result> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await work(client);
   } finally {
     await client.end().catch(() => {});
   }
