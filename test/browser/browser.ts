@@ -62,3 +62,12 @@ export async function logInToDashboard(
   await page.getByTestId('login-submit').click();
   await page.waitForURL(`${base}/dashboard/`);
 }
+
+/**
+ * Submits the event search and waits for its answer: rows counted before that may be the
+ * last search's.
+ */
+export async function submitSearch(page: Page): Promise<void> {
+  await page.getByTestId('search-submit').click();
+  await page.locator('[data-testid="events-table"][aria-busy="false"]').waitFor();
+}

@@ -12,7 +12,7 @@ import { accept, articleData, finalReceipt, uniqueSlug } from '../support/conten
 import { startReceivers, type Receivers } from '../support/receivers.js';
 import { startTestApi, type TestApi } from '../support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { launchBrowser, type TestBrowser } from './browser.js';
+import { launchBrowser, submitSearch, type TestBrowser } from './browser.js';
 
 const ARTIFACTS = `${REPO_ROOT}test/artifacts`;
 const SCREENSHOT = `${ARTIFACTS}/dashboard.png`;
@@ -213,7 +213,7 @@ describe('dashboard', () => {
     { timeout: STEP_TIMEOUT_MS },
     async () => {
       await page.getByTestId('filter-accountId').fill(publisher.handle.toUpperCase());
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       const rows = page.getByTestId('event-row');
       await eventually(() => rows.count()).toBe(25);
       // Rows name their account by its handle, the id one hover away.
@@ -222,12 +222,12 @@ describe('dashboard', () => {
       expect(await account.getAttribute('title')).toBe(publisher.id);
       // A filter the API refuses leaves its error alone, not the last search's rows under it.
       await page.getByTestId('filter-payload').fill('{"category":');
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => rows.count()).toBe(0);
       expect(await page.getByTestId('search-error').isVisible()).toBe(true);
       expect(await page.getByTestId('load-more').isHidden()).toBe(true);
       await page.getByTestId('filter-payload').fill('');
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => rows.count()).toBe(25);
       await page.getByTestId('load-more').click();
       await eventually(() => rows.count()).toBe(30);
@@ -246,7 +246,7 @@ describe('dashboard', () => {
 
       await page.getByTestId('filter-status').selectOption('failed');
       await page.getByTestId('filter-slug').fill(slug);
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       const row = page.locator(`[data-testid="event-row"][data-event-id="${id}"]`);
       await eventually(() => page.getByTestId('event-row').count()).toBe(1);
       await row.click();
@@ -295,7 +295,7 @@ describe('dashboard', () => {
       await page.getByTestId('search-reset').click();
       await page.getByTestId('filter-status').selectOption('failed');
       await page.getByTestId('filter-payload').fill(JSON.stringify({ slug }));
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => page.getByTestId('event-row').count()).toBe(2);
 
       // Failures of their own (ARTICLE_NOT_FOUND) are left out: nothing to ask about.
@@ -310,7 +310,7 @@ describe('dashboard', () => {
 
       // Naming their code asks for them; declining the confirm retries nothing.
       await page.getByTestId('filter-error').fill('ARTICLE_NOT_FOUND');
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => page.getByTestId('event-row').count()).toBe(2);
       let question = '';
       page.once('dialog', (dialog) => {

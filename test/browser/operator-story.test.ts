@@ -13,7 +13,7 @@ import { registerAdmin } from '../support/admin.js';
 import { accept, articleData, finalReceipt, uniqueSlug } from '../support/content.js';
 import { startTestApi, type TestApi } from '../support/test-api.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { launchBrowser, logInToDashboard, type TestBrowser } from './browser.js';
+import { launchBrowser, logInToDashboard, submitSearch, type TestBrowser } from './browser.js';
 
 const ARTIFACTS = `${REPO_ROOT}test/artifacts`;
 const STORY_TIMEOUT_MS = 120_000;
@@ -126,7 +126,7 @@ describe('an operator on the dashboard', () => {
 
       // After the fact: find the account by its handle, open its page.
       await page.getByTestId('filter-accountId').fill(noisy.handle.toUpperCase());
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => text('search-summary')).toMatch(
         new RegExp(`^${BACKLOG} events match`),
       );
@@ -150,7 +150,7 @@ describe('an operator on the dashboard', () => {
         new RegExp(`^${MISSING + 1} events match`),
       );
       await page.getByTestId('filter-error').fill('ARTICLE_NOT_FOUND');
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => text('search-summary')).toMatch(
         new RegExp(`^${MISSING} events match`),
       );
@@ -168,7 +168,7 @@ describe('an operator on the dashboard', () => {
       expect(question).toContain(`ARTICLE_NOT_FOUND: ${MISSING}`);
       // Without it, none: a retry would meet the same failures again.
       await page.getByTestId('filter-error').fill('');
-      await page.getByTestId('search-submit').click();
+      await submitSearch(page);
       await eventually(() => text('search-summary')).toMatch(
         new RegExp(`^${MISSING + 1} events match`),
       );

@@ -2,7 +2,7 @@
 import type { EventSearchResult, OperatorEvent } from '@ingest/contracts';
 import { adminApi, ApiError, type EventFilters } from './api';
 import { accountLink } from './account-link';
-import { badge, el } from './dom';
+import { badge, el, fill } from './dom';
 import { formatMatches, formatTime, shortId } from './format';
 import { createSearchForm } from './search-form';
 
@@ -32,6 +32,8 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
   const rows = el('tbody', { testid: 'event-rows' });
   const summary = el('p', { class: 'muted', role: 'status', testid: 'search-summary' });
   const more = el('button', { type: 'button', testid: 'load-more', hidden: true }, 'Load more');
+  // Busy from a search's start to its rows (or its error): readers, and tests, wait on it.
+  const table = el('table', { testid: 'events-table', 'aria-busy': 'false' });
   let applied: EventFilters = {};
   let cursor: string | null = null;
   let shown = 0;
@@ -70,6 +72,7 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
   async function load(filters: EventFilters, next = false): Promise<void> {
     const ticket = (latest += 1);
     more.disabled = true;
+    table.setAttribute('aria-busy', 'true');
     try {
       const page = await adminApi.searchEvents(filters, next ? (cursor ?? undefined) : undefined);
       if (ticket !== latest) return; // a newer search or page has been asked for since
@@ -101,6 +104,7 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
       form.showError(failure instanceof Error ? failure : new Error(String(failure)));
     } finally {
       more.disabled = false;
+      if (ticket === latest) table.setAttribute('aria-busy', 'false');
     }
   }
 
@@ -150,6 +154,11 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
   }
 
   const headings = ['Id', 'Received', 'Event', 'Status', 'Tries', 'Account', 'Outcome', 'Replays'];
+  fill(
+    table,
+    el('thead', {}, el('tr', {}, ...headings.map((heading) => el('th', {}, heading)))),
+    rows,
+  );
   const element = el(
     'section',
     { class: 'card events', 'aria-labelledby': 'events-title' },
@@ -157,16 +166,7 @@ export function createEventSearch(onOpen: (id: string) => void): EventSearch {
     form.element,
     notice,
     summary,
-    el(
-      'div',
-      { class: 'table-wrap' },
-      el(
-        'table',
-        { testid: 'events-table' },
-        el('thead', {}, el('tr', {}, ...headings.map((heading) => el('th', {}, heading)))),
-        rows,
-      ),
-    ),
+    el('div', { class: 'table-wrap' }, table),
     more,
   );
 
