@@ -42,6 +42,7 @@ describe('readQueueDepth', () => {
     expect(await readQueueDepth([queue])).toEqual({
       counts: { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0, prioritized: 0 },
       oldestWaitingAgeSeconds: null,
+      paused: false,
     });
     const firstAddedBy = Date.now();
     await addJob();
@@ -54,6 +55,9 @@ describe('readQueueDepth', () => {
     // no longer than since it was added (however slow this machine was meanwhile).
     expect(depth.oldestWaitingAgeSeconds).toBeGreaterThanOrEqual(0.65);
     expect(depth.oldestWaitingAgeSeconds).toBeLessThanOrEqual((readBy - firstAddedBy) / 1000);
+    await queue.pause();
+    expect((await readQueueDepth([queue])).paused).toBe(true);
+    await queue.resume();
   });
 });
 

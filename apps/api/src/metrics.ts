@@ -4,6 +4,8 @@ import {
   Counter,
   Gauge,
   createMetricsRegistry,
+  oneReadPerScrape,
+  fromZero,
   registerEventLogStorage,
   registerQueueDepth,
   type EventLogFigures,
@@ -12,6 +14,7 @@ import {
 import type { ReadReplica } from '@ingest/db';
 import { readQueueDepth } from '@ingest/queue';
 import type { ApiClients } from './clients.js';
+import { operatorFigures, type OperatorFigures } from './services/admin/operator-figures.js';
 import { eventLogStorage } from './services/admin/storage.js';
 
 export interface ApiMetrics {
@@ -29,6 +32,7 @@ const figuresOf = (storage: EventLogStorage): EventLogFigures => ({
   })),
   heldPartitions: storage.held.length,
   premadeUntilMs: storage.premadeUntil === null ? null : Date.parse(storage.premadeUntil),
+  nextDropAtMs: storage.nextDrop === null ? null : Date.parse(storage.nextDrop.at),
 });
 
 /**
@@ -46,16 +50,18 @@ export function createApiMetrics(
   registerEventLogStorage(registry, async () => figuresOf(await eventLogStorage(clients)));
   registerAdmissionState(registry, admission);
   registerReadReplica(registry, clients.replica);
-  const requestsRefused = new Counter({
-    name: 'ingest_requests_refused_total',
-    help: 'Requests refused before any work was done for them, by reason: over_share (429: the account or address held more than its share of a full API and its queue stood too long), overloaded (503: full for everyone), rate_limit (429: over a configured rate limit)',
-    labelNames: ['reason'],
-    registers: [registry],
-  });
-  // Every reason from the start: a rate() over a series that appears late misses its first step.
-  for (const reason of REFUSAL_REASONS) requestsRefused.inc({ reason }, 0);
+  registerOperatorFigures(registry, () => operatorFigures(clients.db.pool));
   return {
-    requestsRefused,
+    requestsRefused: fromZero(
+      new Counter({
+        name: 'ingest_requests_refused_total',
+        help: 'Requests refused before any work was done for them, by reason: over_share (429: the account or address held more than its share of a full API and its queue stood too long), overloaded (503: full for everyone), rate_limit (429: over a configured rate limit)',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+      'reason',
+      REFUSAL_REASONS,
+    ),
     registry,
     eventsAccepted: new Counter({
       name: 'ingest_events_accepted_total',
@@ -113,4 +119,68 @@ function registerReadReplica(registry: Registry, replica: ReadReplica): void {
       this.set(replica.inUse() ? 1 : 0);
     },
   });
+}
+
+/**
+ * Webhook endpoints by state, and by name the endpoints failing longest and the accounts
+ * with the most queued events (NAMED_AT_MOST of each, so a label per tenant stays few
+ * series), read from PostgreSQL at each scrape. Left out when the read fails or is slow.
+ */
+function registerOperatorFigures(
+  registry: Registry,
+  readFigures: () => Promise<OperatorFigures>,
+  timeoutMs = 2_000,
+): void {
+  const read = oneReadPerScrape(readFigures, timeoutMs);
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    set: (gauge: Gauge, figures: OperatorFigures, now: number) => void,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const figures = await read();
+        this.reset();
+        if (figures !== undefined) set(this, figures, Date.now());
+      },
+    });
+  gauge(
+    'ingest_webhook_endpoints',
+    'Webhook endpoints by state: enabled, failing (enabled, its deliveries failing), disabled',
+    ['state'],
+    (self, { endpoints }) => {
+      for (const [state, count] of Object.entries(endpoints)) self.set({ state }, count);
+    },
+  );
+  gauge(
+    'ingest_webhook_endpoint_failing_seconds',
+    'Seconds since deliveries to an endpoint began failing, for the endpoints failing longest',
+    ['endpoint', 'account'],
+    (self, { failing }, now) => {
+      for (const { endpointId, account, failingSinceMs } of failing)
+        self.set({ endpoint: endpointId, account }, (now - failingSinceMs) / 1000);
+    },
+  );
+  gauge(
+    'ingest_account_queued_events',
+    'Queued events of the accounts with the most, by account handle (the event log)',
+    ['account'],
+    (self, { backlogs }) => {
+      for (const { account, queued } of backlogs) self.set({ account }, queued);
+    },
+  );
+  gauge(
+    'ingest_account_oldest_queued_age_seconds',
+    "Seconds since the account's oldest queued event was received, for the accounts with the most queued",
+    ['account'],
+    (self, { backlogs }, now) => {
+      for (const { account, oldestQueuedAtMs } of backlogs)
+        if (oldestQueuedAtMs !== null) self.set({ account }, (now - oldestQueuedAtMs) / 1000);
+    },
+  );
 }

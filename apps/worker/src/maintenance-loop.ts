@@ -15,8 +15,8 @@ import { repeatEvery, type Repeating } from './repeat.js';
 export function startMaintenanceLoop(deps: WorkerDeps): Repeating {
   const round = async () => {
     try {
-      await reconcileOnce(deps);
-      await reconcileDeliveries(deps);
+      deps.metrics.requeued.inc({ kind: 'event' }, await reconcileOnce(deps));
+      deps.metrics.requeued.inc({ kind: 'delivery' }, await reconcileDeliveries(deps));
       await expireIdempotencyKeys(deps.db.pool, deps.config.idempotency.ttlHours);
       const vacuumed = await vacuumHotTables(deps.db.pool);
       if (vacuumed.length > 0) deps.logger.info({ tables: vacuumed }, 'hot tables vacuumed');

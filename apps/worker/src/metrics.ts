@@ -3,6 +3,7 @@ import type { EventRow } from '@ingest/event-log';
 import {
   Counter,
   createMetricsRegistry,
+  fromZero,
   Histogram,
   registerQueueDepth,
   type Registry,
@@ -27,6 +28,7 @@ export interface WorkerMetrics {
   deliveryAttempts: Counter<'outcome'>;
   deliverySeconds: Histogram<'outcome'>;
   endpointsDisabled: Counter<'reason'>;
+  requeued: Counter<'kind'>;
 }
 
 export function createWorkerMetrics(shards: ContentShards): WorkerMetrics {
@@ -67,12 +69,26 @@ export function createWorkerMetrics(shards: ContentShards): WorkerMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30],
       registers: [registry],
     }),
-    endpointsDisabled: new Counter({
-      name: 'ingest_webhook_endpoints_disabled_total',
-      help: 'Webhook endpoints the service disabled, by reason (gone: a 410, failing: no success for WEBHOOK_DISABLE_AFTER_DAYS)',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
+    endpointsDisabled: fromZero(
+      new Counter({
+        name: 'ingest_webhook_endpoints_disabled_total',
+        help: 'Webhook endpoints the service disabled, by reason (gone: a 410, failing: no success for WEBHOOK_DISABLE_AFTER_DAYS)',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+      'reason',
+      ['gone', 'failing'],
+    ),
+    requeued: fromZero(
+      new Counter({
+        name: 'ingest_outbox_requeued_total',
+        help: 'Recorded work the maintenance round found missing from its queue and queued again, by kind (event: a content event; delivery: a pending webhook delivery)',
+        labelNames: ['kind'],
+        registers: [registry],
+      }),
+      'kind',
+      ['event', 'delivery'],
+    ),
   };
 }
 

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import { settleWithin } from './within.js';
+import { oneReadPerScrape } from './within.js';
 
 /** What the event log's storage holds, as the API reads it from PostgreSQL's catalog. */
 export interface EventLogFigures {
@@ -9,6 +9,8 @@ export interface EventLogFigures {
   heldPartitions: number;
   /** When the newest webhook_logs partition ends (ms since the epoch); null when none. */
   premadeUntilMs: number | null;
+  /** When retention's next drop is due (ms since the epoch); null when nothing will drop. */
+  nextDropAtMs: number | null;
 }
 
 const HOUR_MS = 3_600_000;
@@ -18,22 +20,28 @@ const HOUR_MS = 3_600_000;
  * - `ingest_event_log_bytes{table}` and `ingest_event_log_partitions{table}`;
  * - `ingest_event_log_partitions_held`;
  * - `ingest_event_log_premade_hours`: how far past now partitions are made, which falls
- *   by an hour an hour once maintenance stops (it keeps about a week's).
- * All are left out of a scrape whose read fails or takes longer than `timeoutMs`, rather
- * than repeating the last figures, as the queue's series are.
+ *   by an hour an hour once maintenance stops (it keeps about a week's);
+ * - `ingest_event_log_drop_overdue_hours`: how long retention's next drop is overdue,
+ *   which rises while retention does not drop;
+ * - `ingest_postgres_up`: whether the read answered, the one figure always served.
+ * The others are left out of a scrape whose read fails or takes longer than `timeoutMs`,
+ * rather than repeating the last figures, as the queue's series are.
  */
 export function registerEventLogStorage(
   registry: Registry,
   readFigures: () => Promise<EventLogFigures>,
   timeoutMs = 2_000,
 ): void {
-  // The four gauges are collected together at each scrape, so they share one read.
-  let reading: Promise<EventLogFigures | undefined> | undefined;
-  const read = () =>
-    (reading ??= settleWithin(readFigures(), timeoutMs).finally(() => {
-      reading = undefined;
-    }));
+  const read = oneReadPerScrape(readFigures, timeoutMs);
 
+  new Gauge({
+    name: 'ingest_postgres_up',
+    help: "Whether PostgreSQL answered this scrape's read of the event log's storage (1) or not (0)",
+    registers: [registry],
+    async collect() {
+      this.set((await read()) === undefined ? 0 : 1);
+    },
+  });
   for (const [name, help, field] of [
     [
       'ingest_event_log_bytes',
@@ -76,6 +84,16 @@ export function registerEventLogStorage(
       const until = (await read())?.premadeUntilMs;
       if (until === undefined || until === null) this.remove();
       else this.set((until - Date.now()) / HOUR_MS);
+    },
+  });
+  new Gauge({
+    name: 'ingest_event_log_drop_overdue_hours',
+    help: "Hours since retention's next partition drop fell due (0 while it is ahead); absent when retention drops nothing (EVENT_LOG_RETENTION_DAYS=0) or only held partitions are past it",
+    registers: [registry],
+    async collect() {
+      const due = (await read())?.nextDropAtMs;
+      if (due === undefined || due === null) this.remove();
+      else this.set(Math.max(0, (Date.now() - due) / HOUR_MS));
     },
   });
 }

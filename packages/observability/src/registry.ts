@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry, type Counter } from 'prom-client';
 
 /**
  * A Prometheus registry of the process's own (not prom-client's global one, so that
@@ -10,4 +10,17 @@ export function createMetricsRegistry(app: 'api' | 'worker'): Registry {
   registry.setDefaultLabels({ app });
   collectDefaultMetrics({ register: registry });
   return registry;
+}
+
+/**
+ * `counter` with a series at 0 for each of `values` of `label`: a series that appears at
+ * its first increment has no earlier sample, so rate() and increase() miss that step.
+ */
+export function fromZero<Label extends string>(
+  counter: Counter<Label>,
+  label: Label,
+  values: readonly string[],
+): Counter<Label> {
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<Label, string>>, 0);
+  return counter;
 }

@@ -16,3 +16,19 @@ export async function settleWithin<Value>(
     clearTimeout(timer);
   }
 }
+
+/**
+ * `read` shared by the gauges collected at one scrape: the first gauge starts it, the
+ * others wait for the same answer, and the next scrape reads again. Undefined when the
+ * read fails or takes longer than `timeoutMs` (settleWithin).
+ */
+export function oneReadPerScrape<Value>(
+  read: () => Promise<Value>,
+  timeoutMs: number,
+): () => Promise<Value | undefined> {
+  let reading: Promise<Value | undefined> | undefined;
+  return () =>
+    (reading ??= settleWithin(read(), timeoutMs).finally(() => {
+      reading = undefined;
+    }));
+}

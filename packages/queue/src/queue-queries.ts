@@ -9,9 +9,11 @@ export interface QueueDepth {
   counts: Omit<QueueState['counts'], 'paused'>;
   /** Seconds since the job next in line was added; null when no job waits. */
   oldestWaitingAgeSeconds: number | null;
+  /** Whether every shard is paused (an operator pauses them together). */
+  paused: boolean;
 }
 
-type DepthQueue = Pick<ContentQueue, 'getJobCounts' | 'getWaiting' | 'getPrioritized'>;
+type DepthQueue = Pick<ContentQueue, 'getJobCounts' | 'getWaiting' | 'getPrioritized' | 'isPaused'>;
 
 /**
  * The depth of the whole content queue: every shard's counts summed, and the longest wait
@@ -30,7 +32,11 @@ export async function readQueueDepth(shards: readonly DepthQueue[]): Promise<Que
       prioritized: sum.prioritized + shard.prioritized,
     }));
   const ages = depths.flatMap(({ oldestWaitingAgeSeconds: age }) => (age === null ? [] : [age]));
-  return { counts, oldestWaitingAgeSeconds: ages.length === 0 ? null : Math.max(...ages) };
+  return {
+    counts,
+    oldestWaitingAgeSeconds: ages.length === 0 ? null : Math.max(...ages),
+    paused: depths.every((depth) => depth.paused),
+  };
 }
 
 /**
@@ -42,12 +48,13 @@ export async function readQueueDepth(shards: readonly DepthQueue[]): Promise<Que
  * older jobs (GET /api/admin/queue/accounts names them).
  */
 async function readShardDepth(queue: DepthQueue): Promise<QueueDepth> {
-  const [counts, plain, ordered] = await Promise.all([
+  const [counts, plain, ordered, paused] = await Promise.all([
     queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'),
     // A worker takes BullMQ's plain list first (index 0: the job added first), then the
     // prioritized set in order (index 0: the lowest priority, the head).
     queue.getWaiting(0, 0),
     queue.getPrioritized(0, 0),
+    queue.isPaused(),
   ]);
   const addedAt = (plain[0] ?? ordered[0])?.timestamp;
   return {
@@ -61,6 +68,7 @@ async function readShardDepth(queue: DepthQueue): Promise<QueueDepth> {
     },
     oldestWaitingAgeSeconds:
       addedAt === undefined ? null : Math.max(0, (Date.now() - addedAt) / 1000),
+    paused,
   };
 }
 

@@ -38,9 +38,8 @@ async function kept(
 /** What the queue holds now and who consumes it; GET /api/admin/history has its past. */
 export async function queueState(deps: Deps): Promise<QueueState> {
   const { queues } = deps;
-  const [depth, paused, workers, events, failed, rejected] = await Promise.all([
+  const [depth, workers, events, failed, rejected] = await Promise.all([
     readQueueDepth(queues.all),
-    queues.isPaused(),
     // null, not 0, when Redis will not list its clients (CLIENT LIST refused or missing):
     // a 0 would tell the operator that no worker is running.
     // Every content worker consumes every shard: the first shard's count is theirs.
@@ -49,6 +48,7 @@ export async function queueState(deps: Deps): Promise<QueueState> {
     kept(deps, 'failed'),
     kept(deps, 'rejected'),
   ]);
+  const { paused } = depth;
   return {
     paused,
     // BullMQ keeps the jobs of a paused queue in its waiting list: they are the paused ones.
