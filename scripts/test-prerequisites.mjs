@@ -53,11 +53,11 @@ const prerequisites = [
     hint: 'install Docker Compose, or apt-get install docker-compose',
   },
   {
-    name: 'promtool',
-    why: 'the Prometheus rules test checks and unit-tests deploy/prometheus with it',
-    present: () => onPath('promtool'),
+    name: 'prometheus and promtool',
+    why: 'the Prometheus tests unit-test deploy/prometheus and scrape a real API and worker',
+    present: () => onPath('promtool') && onPath('prometheus'),
     packages: ['prometheus'],
-    hint: "apt-get install prometheus (Debian's package brings promtool)",
+    hint: "apt-get install prometheus (Debian's package brings both)",
   },
   {
     name: "PostgreSQL's server programs (initdb, pg_ctl)",
