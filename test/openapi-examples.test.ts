@@ -63,7 +63,7 @@ function requestExamplesOf(document: OpenApiDocument, operation: Operation): unk
 }
 
 // The order a publisher meets them: an account, a token, a key, events, an endpoint; then
-// the same account as an operator. Each names the status its example gets.
+// the same account as an operator; then its erasure. Each names the status its example gets.
 const FLOW: Array<[operationId: string, status: number]> = [
   ['registerAccount', 201],
   ['logIn', 200],
@@ -75,6 +75,9 @@ const FLOW: Array<[operationId: string, status: number]> = [
   ['updateEndpoint', 200],
   ['logInOperator', 200],
   ['resendFailedDeliveries', 200],
+  ['setAccountRetention', 200],
+  // Last: the account erases itself, with the password it registered with.
+  ['eraseOwnAccount', 202],
 ];
 
 let api: TestApi;
@@ -139,9 +142,10 @@ describe('the examples of the OpenAPI document', () => {
     for (const [operationId, status] of FLOW) {
       const operation = operations.find((o) => idOf(o) === operationId)!;
       const schemes = (operation.object.security ?? []).flatMap((entry) => Object.keys(entry));
-      const url = operation.path.replace('{id}', () =>
-        operation.path.includes('api-keys') ? ids.apiKey! : ids.endpoint!,
-      );
+      const url = operation.path.replace('{id}', () => {
+        if (operation.path.includes('api-keys')) return ids.apiKey!;
+        return operation.path.includes('accounts') ? ids.account! : ids.endpoint!;
+      });
       for (const body of requestExamplesOf(document, operation)) {
         const response = await api.app.inject({
           method: operation.method as 'POST',
@@ -164,8 +168,9 @@ describe('the examples of the OpenAPI document', () => {
         const json = response.json<Json>();
         if (operationId === 'registerAccount') {
           // The same account logs in as an operator at the end of the flow.
+          ids.account = (json.account as Json).id as string;
           await api.deps.db.prisma.account.update({
-            where: { id: (json.account as Json).id as string },
+            where: { id: ids.account },
             data: { role: 'admin' },
           });
         }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { loginBody } from '../properties/support/auth-arbitraries.js';
 import { hostileValue } from '../properties/support/hostile-values.js';
 import { nearValid } from '../properties/support/mutations.js';
+import { registerAccount } from '../support/accounts.js';
 import { accept, finalReceipt, uniqueSlug } from '../support/content.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { queryValue } from './support/arbitraries.js';
@@ -152,6 +153,25 @@ beforeAll(async () => {
     adjust: scopedToAccount(publisher.id),
   };
   profiles['GET /api/admin/accounts/{id}/share'] = { pathValues: { id: accountId } };
+  // Erasure is for good: only accounts made to be erased, never the publishers above.
+  const [doomed, erased] = await Promise.all([registerAccount(api), registerAccount(api)]);
+  const erasure = await api.app.inject({
+    method: 'DELETE',
+    url: `/api/admin/accounts/${erased.id}`,
+    headers: { authorization: `Bearer ${admin.token}` },
+  });
+  profiles['DELETE /api/admin/accounts/{id}'] = {
+    pathValues: { id: fc.oneof(fc.constantFrom(doomed.id, doomed.handle), fc.uuid()) },
+  };
+  profiles['GET /api/admin/erasures/{id}'] = {
+    pathValues: { id: fc.oneof(fc.constant(erasure.json<{ id: string }>().id), fc.uuid()) },
+  };
+  profiles['PUT /api/admin/accounts/{id}/retention'] = {
+    pathValues: { id: accountId },
+    body: nearValid(fc.record({ days: fc.option(fc.integer({ min: 1, max: 3_650 })) }), {
+      days: fc.oneof(fc.constantFrom(0, -1, 1.5, 3_651, '7'), hostileValue),
+    }),
+  };
   profiles['GET /api/admin/accounts/{id}'] = {
     pathValues: { id: fc.oneof(accountId, fc.constant(publisher.handle)) },
   };

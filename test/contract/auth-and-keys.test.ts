@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { apiKeyBody } from '../properties/support/api-key-arbitraries.js';
 import { loginBody, registrationBody } from '../properties/support/auth-arbitraries.js';
-import { createKey } from '../support/accounts.js';
+import { createKey, registerAccount } from '../support/accounts.js';
 import { fuzzEachOperation } from './support/each-operation.js';
+import { FuzzRequest } from './support/requests.js';
 import type { OperationProfile } from './support/operation-requests.js';
 import { startContract, type ContractSetup } from './support/setup.js';
 
@@ -35,6 +36,26 @@ beforeAll(async () => {
 
   profiles['POST /api/auth/register'] = { body: registrationBody(api.tag) };
   profiles['POST /api/auth/login'] = { body: loginBody([publisher, other, admin]) };
+  // Never the password of this file's accounts, which an erasure would end: the right
+  // password goes only with the token of an account made to be erased.
+  const doomed = await registerAccount(api);
+  const ERASE_DOOMED = 'erase the account made to be erased';
+  profiles['POST /api/auth/me/erasure'] = {
+    body: fc.oneof(
+      fc.record({ password: fc.string({ minLength: 1, maxLength: 300 }) }),
+      fc.constant({ password: ERASE_DOOMED }),
+    ),
+    adjust: (request) =>
+      typeof request.body === 'string' && request.body.includes(ERASE_DOOMED)
+        ? new FuzzRequest(
+            request.method,
+            request.path,
+            request.query,
+            { ...request.headers, authorization: `Bearer ${doomed.token}` },
+            request.body.replace(ERASE_DOOMED, doomed.password),
+          )
+        : request,
+  };
   profiles['POST /api/webhooks/api-keys'] = { body: apiKeyBody(Date.now()) };
   profiles['PATCH /api/webhooks/api-keys/{id}'] = {
     pathValues: { id: adjustableIds },

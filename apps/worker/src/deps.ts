@@ -2,7 +2,7 @@ import type { WorkerConfig } from '@ingest/config';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import type { ShareBook } from '@ingest/fairness';
-import type { ContentShards, DeliveryQueue, MinuteCounters } from '@ingest/queue';
+import type { ContentShards, DeliveryQueue, MinuteCounters, RedisClient } from '@ingest/queue';
 import type { WorkerMetrics } from './metrics.js';
 import type { CategoryCache } from '@ingest/events';
 
@@ -15,6 +15,8 @@ export interface WorkerDeps {
    * jobs, the accounts' in-flight caps and the fair order's upkeep.
    */
   queues: ContentShards;
+  /** The queues' connection, for what is kept in Redis beside them (an erasure's sweep). */
+  redis: RedisClient;
   /** For the deliveries that applied changes record, and their reconciler. */
   deliveryQueue: DeliveryQueue;
   /** Events applied and failed for good per minute, for the operators' history. */

@@ -5,28 +5,44 @@ import { repeatEvery, type Repeating } from './repeat.js';
 /**
  * At start and every EVENT_LOG_MAINTENANCE_INTERVAL_MS: make the event log's partitions
  * for the coming week, drop (after archiving, when EVENT_LOG_ARCHIVE_DIR is set) those
- * past the retention period (EVENT_LOG_DROPS_PER_ROUND of them a round, the oldest first)
- * and list the slugs of those that closed. Every worker runs it; an advisory lock lets one
- * at a time do the work and the others skip the round. A failed round is logged and tried
- * again.
+ * past the longest retention in force, EVENT_LOG_RETENTION_DAYS or an account's own
+ * (EVENT_LOG_DROPS_PER_ROUND of them a round, the oldest first), list the slugs of those
+ * that closed, and delete the finished events of accounts that keep theirs less long
+ * (EVENT_LOG_DELETES_PER_ROUND a round). Every worker runs it; an advisory lock lets one
+ * at a time do the work and the others skip the round. A failed round is logged and
+ * tried again.
  */
 export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Repeating {
-  const { eventLog } = deps.config;
+  const { eventLog, worker } = deps.config;
 
   const round = async () => {
     try {
       const done = await maintainPartitions(deps.db.direct, {
         interval: eventLog.interval,
         retentionDays: eventLog.retentionDays,
-        maxDrops: deps.config.worker.eventLogDropsPerRound,
+        retentionBounds: eventLog.retentionBounds,
+        maxDrops: worker.eventLogDropsPerRound,
+        maxExpiredEvents: worker.eventLogDeletesPerRound,
         ...(archive === undefined ? {} : { archive }),
       });
       if (done === undefined) return;
-      const { created, dropped, deferred, summarized } = done;
+      const { created, dropped, deferred, summarized, expired } = done;
       if (created.length > 0 || dropped.length > 0 || summarized.length > 0) {
         deps.logger.info(
-          { created, dropped, deferred, summarized },
+          {
+            created,
+            dropped,
+            deferred,
+            summarized,
+            longestRetentionDays: done.longestRetentionDays,
+          },
           'event log partitions made, dropped and their slugs listed',
+        );
+      }
+      if (expired.events > 0) {
+        deps.logger.info(
+          { ...expired, longestRetentionDays: done.longestRetentionDays },
+          'events past their account retention deleted',
         );
       }
       for (const held of done.held) {
@@ -39,5 +55,5 @@ export function startPartitionUpkeep(deps: WorkerDeps, archive?: Archiver): Repe
       deps.logger.warn({ err: error }, 'event log partition upkeep failed; will try again');
     }
   };
-  return repeatEvery(deps.config.worker.eventLogMaintenanceIntervalMs, round, { now: true });
+  return repeatEvery(worker.eventLogMaintenanceIntervalMs, round, { now: true });
 }

@@ -92,6 +92,7 @@ export async function createWorkerRuntime(
     db,
     queues,
     deliveryQueue,
+    redis: queueConnection,
     counters: createMinuteCounters(queueConnection, config.redis.keyPrefix, ['applied', 'failed']),
     metrics: createWorkerMetrics(queues),
     categoryCache: createCategoryCache(),

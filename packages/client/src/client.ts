@@ -1,6 +1,7 @@
 import { ApiKeys } from './api-keys.js';
 import { Caller, type IngestClientOptions } from './caller.js';
 import { Endpoints } from './endpoints.js';
+import { Operator } from './operator.js';
 import { IngestError } from './errors.js';
 import { publishEvents, type PublishManyOptions } from './publish-many.js';
 import { sleep } from './retry.js';
@@ -54,11 +55,14 @@ export class IngestClient {
   readonly apiKeys: ApiKeys;
   /** The account's webhook endpoints and their deliveries (with a login token). */
   readonly endpoints: Endpoints;
+  /** What operators do (with an operator's login token). */
+  readonly operator: Operator;
 
   constructor(private readonly options: IngestClientOptions) {
     this.caller = new Caller(options);
     this.apiKeys = new ApiKeys(this.caller);
     this.endpoints = new Endpoints(this.caller);
+    this.operator = new Operator(this.caller);
   }
 
   /** The same client with other credentials (say, the token `login` gave). */
@@ -78,6 +82,20 @@ export class IngestClient {
   login(body: JsonBody<'/api/auth/login', 'post'>, options?: CallOptions) {
     return this.caller.data(
       (fetch) => this.caller.http.POST('/api/auth/login', { body, fetch }),
+      'unprocessed',
+      options,
+    );
+  }
+
+  /** Erases the logged-in account and everything of it: its password again, as at login. */
+  eraseAccount(body: JsonBody<'/api/auth/me/erasure', 'post'>, options?: CallOptions) {
+    return this.caller.data(
+      (fetch) =>
+        this.caller.http.POST('/api/auth/me/erasure', {
+          headers: this.caller.bearer(),
+          body,
+          fetch,
+        }),
       'unprocessed',
       options,
     );

@@ -6,6 +6,7 @@ export type { PublishManyResult } from './settle-batch.js';
 export type { IngestClientOptions } from './caller.js';
 export type { ApiKeys } from './api-keys.js';
 export type { Endpoints } from './endpoints.js';
+export type { Operator } from './operator.js';
 export type {
   CallOptions,
   Receipt,

@@ -133,6 +133,18 @@ describe('loadWorkerConfig', () => {
   it('needs no secret', () => {
     expect(loadWorkerConfig({}).database.poolSize).toBe(10);
   });
+
+  it('keeps webhook messages as long as the event log keeps events, unless told otherwise', () => {
+    expect(loadWorkerConfig({}).webhooks.retentionDays).toBe(30);
+    expect(loadWorkerConfig({ EVENT_LOG_RETENTION_DAYS: '7' }).webhooks.retentionDays).toBe(7);
+    const own = loadWorkerConfig({ EVENT_LOG_RETENTION_DAYS: '7', WEBHOOK_RETENTION_DAYS: '90' });
+    expect(own.webhooks.retentionDays).toBe(90);
+    expect(own.eventLog.retentionDays).toBe(7);
+    expect(loadWorkerConfig({ WEBHOOK_RETENTION_DAYS: '0' }).webhooks.retentionDays).toBe(0);
+    expect(() => loadWorkerConfig({ WEBHOOK_RETENTION_DAYS: '-1' })).toThrow(
+      /WEBHOOK_RETENTION_DAYS/,
+    );
+  });
 });
 
 describe('loadDatabaseUrl', () => {

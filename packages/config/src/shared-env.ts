@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { contentLimitsFrom, ContentEnvSchema } from './content-env.js';
 import { RedisEnvSchema, redisSettings } from './redis-env.js';
+import {
+  RetentionBoundsEnvSchema,
+  retentionBoundsHold,
+  retentionBoundsOf,
+} from './retention-env.js';
 import { TracingEnvSchema } from './tracing-env.js';
 import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
 import {
@@ -9,6 +14,7 @@ import {
   envDurations,
   envInteger,
   envLogLevel,
+  envOptionalInteger,
   envOptionalUrl,
   envUrl,
 } from './env-fields.js';
@@ -53,8 +59,15 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   EVENT_LOG_PARTITION: z.enum(['hour', 'day', 'week']).default('day'),
   /** Days the event log keeps an event; older partitions are dropped. 0 keeps everything. */
   EVENT_LOG_RETENTION_DAYS: envInteger(30, { min: 0, max: 100 * 365 }),
+  /** The bounds of an account's own retention, which operators set (retention-env.ts). */
+  ...RetentionBoundsEnvSchema.shape,
   /** Where partitions are archived before they are dropped; unset: dropped unarchived. */
   EVENT_LOG_ARCHIVE_DIR: z.string().trim().min(1).optional(),
+  /**
+   * Days an outgoing webhook message and its deliveries are kept; older ones are deleted
+   * unless a delivery of theirs is still pending. 0 keeps everything. Unset: as the event log.
+   */
+  WEBHOOK_RETENTION_DAYS: envOptionalInteger({ min: 0, max: 100 * 365 }),
   /** Outgoing webhooks to plain http URLs: for local development and tests only. */
   WEBHOOK_ALLOW_HTTP: envBoolean(false),
   /**
@@ -80,7 +93,7 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   WEBHOOK_RESPONSE_MAX_BYTES: envInteger(64 * 1024, { min: 0, max: 1024 * 1024 }),
   /** An endpoint failing this long without one success is disabled. */
   WEBHOOK_DISABLE_AFTER_DAYS: envInteger(5, { min: 1, max: 365 }),
-});
+}).check(retentionBoundsHold);
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
   return {
@@ -109,6 +122,7 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
     eventLog: {
       interval: env.EVENT_LOG_PARTITION,
       retentionDays: env.EVENT_LOG_RETENTION_DAYS,
+      retentionBounds: retentionBoundsOf(env),
       archiveDir: env.EVENT_LOG_ARCHIVE_DIR ?? null,
     },
     webhooks: {
@@ -118,6 +132,7 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       responseMaxBytes: env.WEBHOOK_RESPONSE_MAX_BYTES,
       disableAfterDays: env.WEBHOOK_DISABLE_AFTER_DAYS,
+      retentionDays: env.WEBHOOK_RETENTION_DAYS ?? env.EVENT_LOG_RETENTION_DAYS,
     },
   };
 }

@@ -15,8 +15,18 @@ const WorkerEnvSchema = SharedEnvSchema.extend({
   EVENT_LOG_MAINTENANCE_INTERVAL_MS: envInteger(60_000, { min: 1_000 }),
   /** Expired event-log periods one maintenance round drops; a backlog takes several rounds. */
   EVENT_LOG_DROPS_PER_ROUND: envInteger(1, { min: 1, max: 10_000 }),
+  /**
+   * Events of accounts whose retention is shorter than the longest in force that one
+   * maintenance round deletes at most (2,000 a statement); a backlog takes several rounds.
+   */
+  EVENT_LOG_DELETES_PER_ROUND: envInteger(50_000, { min: 1, max: 10_000_000 }),
   /** How old a queued event must be before the reconciler checks on it. */
   RECONCILE_AFTER_MS: envInteger(10_000, { min: 100 }),
+  /**
+   * How long an account's erasure waits after it starts before its last sweep: longer than
+   * an API process caches a key (API_KEY_CACHE_TTL_MS) plus its longest request.
+   */
+  ERASURE_SETTLE_MS: envInteger(30_000, { min: 0 }),
   /** On SIGTERM, how long jobs in flight may take to finish before they are handed back. */
   WORKER_SHUTDOWN_GRACE_MS: envInteger(25_000, { min: 0 }),
   /** While the database is unreachable, how long the worker waits before taking jobs again. */
@@ -48,11 +58,13 @@ export const workerConfigFromEnv = WorkerEnvSchema.transform((env) => ({
     reconcileAfterMs: env.RECONCILE_AFTER_MS,
     eventLogMaintenanceIntervalMs: env.EVENT_LOG_MAINTENANCE_INTERVAL_MS,
     eventLogDropsPerRound: env.EVENT_LOG_DROPS_PER_ROUND,
+    eventLogDeletesPerRound: env.EVENT_LOG_DELETES_PER_ROUND,
     shutdownGraceMs: env.WORKER_SHUTDOWN_GRACE_MS,
     databaseOutagePauseMs: env.DATABASE_OUTAGE_PAUSE_MS,
     lockDurationMs: env.WORKER_LOCK_DURATION_MS,
     queues: env.WORKER_QUEUES,
     deliveryConcurrency: env.WORKER_DELIVERY_CONCURRENCY,
+    erasureSettleMs: env.ERASURE_SETTLE_MS,
   },
   http: { host: env.WORKER_HTTP_HOST, port: env.WORKER_HTTP_PORT },
   tracing: tracingSettings(env, 'ingest-worker'),

@@ -23,6 +23,37 @@ export type AccountShare = z.infer<typeof AccountShareSchema>;
 
 export const DEFAULT_ACCOUNT_SHARE: AccountShare = { weight: 1, maxInFlight: null };
 
+/**
+ * The longest retention the contract takes; the operator's bounds
+ * (EVENT_LOG_RETENTION_MIN_DAYS, EVENT_LOG_RETENTION_MAX_DAYS) are checked by the service.
+ */
+export const MAX_RETENTION_DAYS = 100 * 365;
+
+/** An operator's setting of an account's retention in the event log. */
+export const AccountRetentionRequestSchema = z
+  .strictObject({
+    days: z.int().min(1).max(MAX_RETENTION_DAYS).nullable().meta({
+      description:
+        'Days the event log keeps its events, from EVENT_LOG_RETENTION_MIN_DAYS to EVENT_LOG_RETENTION_MAX_DAYS (1 to 3650 unless the operator set them); null: the default (EVENT_LOG_RETENTION_DAYS)',
+    }),
+  })
+  .meta({ id: 'AccountRetentionRequest', examples: [{ days: 7 }] });
+export type AccountRetentionRequest = z.infer<typeof AccountRetentionRequestSchema>;
+
+/** How long the event log keeps an account's events. */
+export const AccountRetentionSchema = z
+  .object({
+    days: AccountRetentionRequestSchema.shape.days.meta({
+      description: 'Its own retention in days, as an operator set it; null: the default',
+    }),
+    effectiveDays: z.int().min(0).meta({
+      description:
+        'Days its events are kept: its own retention within the bounds in force, else EVENT_LOG_RETENTION_DAYS; 0: for ever. Past it its receipts answer 410 EVENT_EXPIRED, and its finished events are deleted',
+    }),
+  })
+  .meta({ id: 'AccountRetention', examples: [{ days: 7, effectiveDays: 7 }] });
+export type AccountRetention = z.infer<typeof AccountRetentionSchema>;
+
 /** An account with events not yet finished: what it has waiting, and its share. */
 export const AccountBacklogSchema = z
   .object({
@@ -137,6 +168,7 @@ export const AccountPageSchema = z
       oldestWaitingAgeSeconds: AccountBacklogSchema.shape.oldestWaitingAgeSeconds,
     }),
     share: AccountShareSchema,
+    retention: AccountRetentionSchema,
     rateLimits: z
       .object({
         contentPerMinute: z.int().min(1),

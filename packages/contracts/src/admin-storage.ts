@@ -32,7 +32,7 @@ export const EventLogPartitionSchema = z
     }),
     state: z.enum(PARTITION_STATES).meta({
       description:
-        '`future`: made ahead, its period has not begun. `current`: its period has begun and is within the retention period. `expiring`: wholly older than the retention period; the next maintenance round drops it. `held`: as old, but kept while it holds unfinished events. `restored`: loaded back from an archive, never dropped automatically',
+        '`future`: made ahead, its period has not begun. `current`: its period has begun and is within the longest retention in force (`longestRetentionDays`). `expiring`: wholly older than that; the next maintenance round drops it. `held`: as old, but kept while it holds unfinished events. `restored`: loaded back from an archive, never dropped automatically',
     }),
     detachPending: z.boolean().meta({
       description: 'A detach was interrupted; the next maintenance round finishes it',
@@ -64,7 +64,11 @@ export const EventLogStorageSchema = z
   .object({
     retentionDays: z.int().min(0).meta({
       description:
-        'Days an event is kept (EVENT_LOG_RETENTION_DAYS of this API; workers drop, so give them the same); 0 keeps everything',
+        'Days an event is kept (EVENT_LOG_RETENTION_DAYS of this API; workers drop, so give them the same), unless its account has a retention of its own; 0 keeps everything',
+    }),
+    longestRetentionDays: z.int().min(0).meta({
+      description:
+        "The longest retention in force, retentionDays or an account's own: partitions are dropped only past it, and the events of accounts that keep theirs less long are deleted from them row by row; 0 keeps everything",
     }),
     partitionInterval: z.enum(['hour', 'day', 'week']).meta({
       description: 'The period of one partition (EVENT_LOG_PARTITION), on a UTC grid',
@@ -89,17 +93,17 @@ export const EventLogStorageSchema = z
         }),
         at: z.iso.datetime().meta({
           description:
-            'When its period passes the retention cut-off; in the past when it is `expiring`, dropped by the next maintenance round',
+            'When its period passes the cut-off of the longest retention in force; in the past when it is `expiring`, dropped by the next maintenance round',
         }),
       })
       .nullable()
       .meta({
         description:
-          'The next partition retention drops, held ones aside; null when nothing will (retentionDays 0)',
+          'The next partition retention drops, held ones aside; null when nothing will (longestRetentionDays 0)',
       }),
     held: z.array(HeldPartitionSchema).meta({
       description:
-        'Partitions past the retention period kept because events in them are unfinished',
+        'Partitions past the longest retention in force kept because events in them are unfinished',
     }),
   })
   .meta({ id: 'EventLogStorage' });

@@ -24,6 +24,7 @@ export * from './reads.js';
 export { PageQueryFields, pageOf } from './pagination.js';
 export * from './admin.js';
 export * from './admin-accounts.js';
+export * from './account-erasure.js';
 export * from './admin-history.js';
 export * from './admin-storage.js';
 export * from './admin-deliveries.js';

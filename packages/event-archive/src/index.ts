@@ -8,5 +8,6 @@ export {
   type ArchiveManifest,
   type ArchivePaths,
 } from './archive-files.js';
+export { eraseAccountFromArchives } from './erase-account.js';
 export { periodRange, type PeriodRange } from './period-range.js';
 export type { LockRetry } from './partition-lock.js';

@@ -52,12 +52,19 @@ const BLOCKED = (e: string) => `EXISTS (
     WHERE p.account_id = ${e}.account_id AND p.key = k.key AND p.sequence < ${e}.sequence
     LIMIT 1) AS ahead)`;
 
+/**
+ * The event's account is being erased (@ingest/erasure): its event is not applied, but
+ * taken as finished, and deleted by the erasure.
+ */
+const ERASING = (e: string) => `EXISTS (
+  SELECT 1 FROM account_erasures x WHERE x.account_id = ${e}.account_id AND x.finished_at IS NULL)`;
+
 /** What both a claim and a read load of an event, from table alias `e`: its EventRow, its status, and whether it is blocked. */
 const LOADED_COLUMNS = `
   e.id, e.status, e.event, e.account_id AS "accountId", e.payload, e.request_id AS "requestId",
   e.notify_on_finish AS "notifyOnFinish", e.received_at AS "receivedAt",
   e.last_replayed_at AS "lastReplayedAt", e.sequence, e.order_keys AS "orderKeys",
-  ${BLOCKED('e')} AS blocked`;
+  ${BLOCKED('e')} AS blocked, ${ERASING('e')} AS erasing`;
 
 /**
  * Reads the events and, for each that is first in all its lines and not finished, marks
@@ -78,7 +85,7 @@ const CLAIM_EVENTS = `
         started_at = COALESCE(w.started_at, now())
     FROM loaded
     WHERE w.id = loaded.id AND w.id BETWEEN $2::uuid AND $3::uuid
-      AND NOT loaded.blocked AND ${unfinished('w')}
+      AND NOT loaded.blocked AND NOT loaded.erasing AND ${unfinished('w')}
     RETURNING w.id, w.attempts
   ),
   opened AS (
@@ -88,7 +95,12 @@ const CLAIM_EVENTS = `
   )
   SELECT l.*, o.number AS attempt FROM loaded l LEFT JOIN opened o ON o.event_id = l.id`;
 
-type ClaimRow = EventRow & { status: EventStatus; blocked: boolean; attempt: number | null };
+type ClaimRow = EventRow & {
+  status: EventStatus;
+  blocked: boolean;
+  erasing: boolean;
+  attempt: number | null;
+};
 
 /** Claims the events of `eventIds` (see CLAIM_EVENTS); an id not in the map is not recorded. */
 export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Map<string, Claim>> {
@@ -101,8 +113,9 @@ export async function claimEvents(on: Queryable, eventIds: string[]): Promise<Ma
   return new Map(rows.map((row) => [row.id, claimOf(row)]));
 }
 
-function claimOf({ status, blocked, attempt, ...row }: ClaimRow): Claim {
+function claimOf({ status, blocked, erasing, attempt, ...row }: ClaimRow): Claim {
   if (attempt !== null) return { outcome: 'claimed', attempt, row };
+  if (erasing) return { outcome: 'finished' };
   // Unfinished when read but not claimed: another run finished it between read and update.
   const waiting = blocked && isUnfinishedStatus(status);
   return waiting ? { outcome: 'blocked' } : { outcome: 'finished' };
@@ -131,7 +144,8 @@ export async function readEvents(on: Queryable, eventIds: string[]): Promise<Map
   return new Map(rows.map((row) => [row.id, readOf(row)]));
 }
 
-function readOf({ status, blocked, attempt: _none, ...row }: ClaimRow): Claim {
+function readOf({ status, blocked, erasing, attempt: _none, ...row }: ClaimRow): Claim {
+  if (erasing) return { outcome: 'finished' };
   if (blocked && isUnfinishedStatus(status)) return { outcome: 'blocked' };
   if (status === 'queued') return { outcome: 'ready', row };
   return status === 'processing' ? { outcome: 'started' } : { outcome: 'finished' };

@@ -32,5 +32,6 @@ export { queuedHeadsOf, linesOf, type Line, type LineHead } from './lines.js';
 export { replayFailed, type Requeued } from './replay.js';
 export { unfinishedOlderThan, isUnfinished, type Unfinished } from './outbox.js';
 export { purgeAccountEvents } from './purge.js';
+export { deleteAccountEvents, failAccountEvents } from './erase-account.js';
 export { BACKLOG_LIMIT, readBacklog, type AccountBacklog, type Backlog } from './backlog.js';
 export * from './partitions/index.js';

@@ -18,6 +18,7 @@ export const GROUPS = {
     'POST /api/auth/register',
     'POST /api/auth/login',
     'GET /api/auth/me',
+    'POST /api/auth/me/erasure',
     'POST /api/webhooks/api-keys',
     'GET /api/webhooks/api-keys',
     'PATCH /api/webhooks/api-keys/{id}',
@@ -62,6 +63,9 @@ export const GROUPS = {
     'GET /api/admin/accounts/{id}/share',
     'GET /api/admin/history',
     'PUT /api/admin/accounts/{id}/share',
+    'PUT /api/admin/accounts/{id}/retention',
+    'DELETE /api/admin/accounts/{id}',
+    'GET /api/admin/erasures/{id}',
   ],
 } as const;
 

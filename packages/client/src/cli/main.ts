@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { IngestError } from '../errors.js';
 import { addAccountCommands } from './commands/account.js';
+import { addErasureCommands } from './commands/erasure.js';
 import { addEndpointCommands } from './commands/endpoints.js';
 import { addKeyCommands } from './commands/keys.js';
 import { addPublishCommands } from './commands/publish.js';
@@ -28,6 +29,7 @@ const program = new Command('ingest')
   );
 addAccountCommands(program);
 addKeyCommands(program);
+addErasureCommands(program);
 addPublishCommands(program);
 addEndpointCommands(program);
 

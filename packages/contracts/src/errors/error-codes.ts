@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   },
   EVENT_EXPIRED: {
     status: 410,
-    title: 'The event is older than the event log keeps (EVENT_LOG_RETENTION_DAYS)',
+    title: "The event is older than the event log keeps its account's events",
   },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The body is too large' },
   URI_TOO_LONG: { status: 414, title: 'The URL is too long' },

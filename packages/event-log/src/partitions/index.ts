@@ -1,5 +1,6 @@
-// The event log's time partitions: made ahead, dropped after the retention period, never
-// a row deleted. See packages/db/README.md, "The partitioned event log".
+// The event log's time partitions: made ahead, dropped past the longest retention in
+// force; the events of accounts with a shorter one are deleted from them row by row
+// (account-expiry.ts). See packages/db/README.md, "The partitioned event log".
 export {
   idBoundaryAt,
   DAY_MS,
@@ -36,10 +37,25 @@ export {
   SUMMARY_SETTLE_MS,
   type IdRange,
 } from './key-summaries.js';
-export { mayHaveAgedOut } from './aged-out.js';
+export {
+  effectiveRetentionDays,
+  longestRetentionDays,
+  readLongestRetention,
+  readOwnRetentions,
+  shortestRetentionDays,
+  type RetentionPolicy,
+} from './retention-policy.js';
+export {
+  expireAccountEvents,
+  EXPIRY_BATCH,
+  type AccountExpiryOptions,
+  type AccountExpiryReport,
+} from './account-expiry.js';
 export {
   maintainPartitions,
   premakeAhead,
+  EXPIRED_EVENTS_PER_ROUND,
   PREMAKE_DAYS,
   type PartitionMaintenance,
+  type PartitionMaintenanceReport,
 } from './maintain.js';

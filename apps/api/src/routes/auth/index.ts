@@ -1,6 +1,8 @@
 import {
+  AccountErasureSchema,
   AccountSchema,
   AppError,
+  EraseOwnAccountRequestSchema,
   AuthResponseSchema,
   LoginRequestSchema,
   RegisterRequestSchema,
@@ -12,11 +14,12 @@ import type { ApiDeps } from '../../deps.js';
 import { principalOf } from '../../plugins/authentication.js';
 import { rateLimitHook } from '../../plugins/rate-limit.js';
 import { findAccount, loginWithPassword, registerAccount } from '../../services/accounts.js';
+import { eraseOwnAccount } from '../../services/erasures.js';
 import { HEADERS, json, problems } from '../../plugins/openapi-responses.js';
 import { loginRateLimits } from './login-limits.js';
 import { presentAccount } from './present-account.js';
 
-/** /api/auth: register, log in, and who am I. */
+/** /api/auth: register, log in, who am I, and erase me. */
 export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
   const { limits } = deps.config;
   const bodyLimit = limits.authBodyBytes;
@@ -119,6 +122,34 @@ export const authRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, 
           ? { apiKey: { id: principal.apiKeyId, scopes: principal.scopes } }
           : {}),
       };
+    },
+  );
+
+  const passwordLimits = loginRateLimits(app, limits);
+  app.post(
+    '/me/erasure',
+    {
+      bodyLimit,
+      onRequest: [app.requireAccount, passwordLimits.onRequest],
+      schema: {
+        operationId: 'eraseOwnAccount',
+        summary: 'Erases the calling account and everything of it, given its password',
+        description:
+          "As an operator's erasure (DELETE /api/admin/accounts/{id}): at once its keys and tokens stop working, its unfinished events are never applied and its content answers 404; the workers delete the rest. The answer is the erasure's record, the last thing the account can read.",
+        tags: ['auth'],
+        security: [{ bearerAuth: [] }],
+        body: EraseOwnAccountRequestSchema,
+        response: {
+          202: json(AccountErasureSchema, 'The erasure, started or under way'),
+          ...problems(401, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = principalOf(request);
+      const started = await eraseOwnAccount(deps, accountId, request.body.password);
+      request.log.warn({ erasure: started.id }, 'account erasure started by the account');
+      return reply.status(202).send(started);
     },
   );
 };

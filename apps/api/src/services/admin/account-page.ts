@@ -4,7 +4,9 @@ import {
   AppError,
   type AccountPage,
 } from '@ingest/contracts';
+import { effectiveRetentionDays } from '@ingest/event-log';
 import type { ApiDeps } from '../../deps.js';
+import { retentionPolicyOf } from '../account-retention.js';
 import { accountActivity } from './account-activity.js';
 import { accountByRef } from './account-ref.js';
 import { listAllEndpoints } from './deliveries.js';
@@ -77,8 +79,8 @@ async function apiKeysOf(deps: Deps, accountId: string): Promise<AccountPage['ap
 
 /**
  * One account as an operator looks into it, by id or handle: its backlog, share and who
- * changed it, keys, endpoints and what became of its recent events. Read from the primary,
- * so that a share just changed shows with its audit row.
+ * changed it, retention, keys, endpoints and what became of its recent events. Read from
+ * the primary, so that a share just changed shows with its audit row.
  */
 export async function accountPage(deps: Deps, ref: string): Promise<AccountPage> {
   const account = await deps.db.prisma.account.findUnique({
@@ -90,6 +92,7 @@ export async function accountPage(deps: Deps, ref: string): Promise<AccountPage>
       createdAt: true,
       queueWeight: true,
       maxInFlight: true,
+      retentionDays: true,
     },
   });
   if (account === null) throw new AppError('NOT_FOUND', 'No account with this id or handle');
@@ -107,6 +110,13 @@ export async function accountPage(deps: Deps, ref: string): Promise<AccountPage>
     createdAt: account.createdAt.toISOString(),
     backlog,
     share: { weight: account.queueWeight, maxInFlight: account.maxInFlight },
+    retention: {
+      days: account.retentionDays,
+      effectiveDays: effectiveRetentionDays(
+        retentionPolicyOf(deps.config.eventLog),
+        account.retentionDays,
+      ),
+    },
     rateLimits: {
       contentPerMinute: deps.config.limits.contentPerAccountPerMinute * account.queueWeight,
       receiptsPerMinute: deps.config.limits.receiptsPerAccountPerMinute * account.queueWeight,

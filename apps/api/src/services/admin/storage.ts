@@ -3,12 +3,14 @@ import {
   expiredPartitions,
   heldPartitions,
   listPartitions,
+  readLongestRetention,
   type HeldPartition,
   type Partition,
 } from '@ingest/event-log';
 import type pg from 'pg';
 // Clients, not deps.ts: the API's metrics (metrics.ts, which deps.ts names) read this too.
 import type { ApiClients } from '../../clients.js';
+import { retentionPolicyOf } from '../account-retention.js';
 
 type Deps = Pick<ApiClients, 'db' | 'config'>;
 
@@ -89,18 +91,21 @@ function present(
 
 /**
  * The event log's storage as retention sees it: every partition with its size, row
- * estimate and state, the totals, the next partition to be dropped and those held. Reads
- * the catalog, plus the unfinished events of expired partitions (a partial index).
+ * estimate and state, the totals, the next partition to be dropped and those held, all
+ * by the longest retention in force (the default's or an account's own), past which the
+ * workers drop partitions. Reads the catalog, the accounts with a retention of their own
+ * and the unfinished events of expired partitions (two partial indexes).
  */
 export async function eventLogStorage(deps: Deps, now = Date.now()): Promise<EventLogStorage> {
   const { retentionDays, interval, archiveDir } = deps.config.eventLog;
   const { pool } = deps.db;
+  const longest = await readLongestRetention(pool, retentionPolicyOf(deps.config.eventLog));
   const [partitions, held] = await Promise.all([
     listPartitions(pool).then((listed) => measure(pool, listed)),
-    heldPartitions(pool, retentionDays, now),
+    heldPartitions(pool, longest, now),
   ]);
   const expired = new Set(
-    expiredPartitions(partitions, retentionDays, now).map((partition) => partition.name),
+    expiredPartitions(partitions, longest, now).map((partition) => partition.name),
   );
   const heldByPeriod = new Map(held.map((partition) => [periodOf(partition), partition]));
 
@@ -118,22 +123,19 @@ export async function eventLogStorage(deps: Deps, now = Date.now()): Promise<Eve
   );
   // Sorted by the end of their ranges: the first one retention may drop goes first.
   const next =
-    retentionDays === 0
-      ? undefined
-      : events.find((partition) => !heldByPeriod.has(periodOf(partition)));
+    longest === 0 ? undefined : events.find((partition) => !heldByPeriod.has(periodOf(partition)));
   const newest = events.at(-1);
 
   return {
     retentionDays,
+    longestRetentionDays: longest,
     partitionInterval: interval,
     archive: { enabled: archiveDir !== null },
     partitions: partitions.map((partition) => present(partition, expired, heldByPeriod, now)),
     totals,
     premadeUntil: newest === undefined ? null : iso(newest.toMs),
     nextDrop:
-      next === undefined
-        ? null
-        : { partition: next.name, at: iso(next.toMs + retentionDays * DAY_MS) },
+      next === undefined ? null : { partition: next.name, at: iso(next.toMs + longest * DAY_MS) },
     held: held.map((partition) => ({
       name: partition.name,
       from: isoOrNull(partition.fromMs),

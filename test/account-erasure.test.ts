@@ -1,0 +1,373 @@
+// Erasing an account: an operator asks, the API fences it at once (keys, unfinished
+// events, public content), and a real worker process deletes the rest from PostgreSQL,
+// Redis and the event log archives. Afterwards nothing holds the account's id or a canary
+// string from its payloads; another account's data is untouched; the record stays.
+// On a scratch database of its own, with past days' partitions: every worker works on any
+// unfinished erasure of its database, and other files' workers hold other Redis prefixes.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { runTsEntry } from '@ingest/test-harness';
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
+import { registerAdmin } from './support/admin.js';
+import { accept, articleData, finalReceipt, sendEvent, uniqueSlug } from './support/content.js';
+import { createScratchDatabase, type ScratchDatabase } from './support/scratch-database.js';
+import { startTestApi, type TestApi } from './support/test-api.js';
+import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
+
+let scratch: ScratchDatabase;
+let workerEnv: Record<string, string>;
+let api: TestApi;
+let worker: WorkerProcess;
+let base: string;
+let archiveDir: string;
+let admin: RegisteredAccount;
+
+beforeAll(async () => {
+  archiveDir = await mkdtemp(join(tmpdir(), 'ingest-erasure-'));
+  scratch = await createScratchDatabase({ historyDays: 5 });
+  workerEnv = { DATABASE_URL: scratch.url, ERASURE_SETTLE_MS: '1000' };
+  api = await startTestApi({ DATABASE_URL: scratch.url });
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  admin = await registerAdmin(api);
+  worker = await startWorkerProcess(api.tag, { ...workerEnv, EVENT_LOG_ARCHIVE_DIR: archiveDir });
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await api?.close();
+  await scratch?.drop();
+  await rm(archiveDir, { recursive: true, force: true });
+});
+
+/** An archive of a closed period holding rows of both accounts, in the archiver's format. */
+async function writeArchive(
+  name: string,
+  rows: Array<{ id: string; accountId: string; canary: string }>,
+) {
+  const lines = [
+    ...rows.map((row) =>
+      JSON.stringify({
+        table: 'webhook_logs',
+        row: { id: row.id, account_id: row.accountId, payload: { title: row.canary } },
+      }),
+    ),
+    ...rows.map((row) =>
+      JSON.stringify({ table: 'event_attempts', row: { event_id: row.id, number: 1 } }),
+    ),
+  ];
+  const data = gzipSync(`${lines.join('\n')}\n`);
+  await writeFile(join(archiveDir, `${name}.ndjson.gz`), data);
+  await writeFile(
+    join(archiveDir, `${name}.manifest.json`),
+    JSON.stringify({
+      format: 1,
+      file: `${name}.ndjson.gz`,
+      sha256: createHash('sha256').update(data).digest('hex'),
+      bytes: data.length,
+      rows: { webhook_logs: rows.length, event_attempts: rows.length },
+      range: { fromMs: 0, toMs: 86_400_000 },
+      source: { logs: name, attempts: null },
+      createdAt: new Date().toISOString(),
+    }),
+  );
+}
+
+/** Every row of every table in the schema, as text, that contains `needle`. */
+async function rowsHolding(needle: string): Promise<string[]> {
+  const { rows: tables } = await api.deps.db.pool.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c
+     WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+       AND NOT c.relispartition`,
+  );
+  const found: string[] = [];
+  for (const { name } of tables) {
+    const { rows } = await api.deps.db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM "${name}" t WHERE t::text LIKE $1`,
+      [`%${needle}%`],
+    );
+    if ((rows[0]?.n ?? 0) > 0) found.push(`${name}: ${rows[0]?.n}`);
+  }
+  return found;
+}
+
+/** Keys under this test's prefix whose name or value holds `needle`. */
+async function redisHolding(needle: string): Promise<string[]> {
+  const redis = api.deps.redis;
+  const prefix = api.deps.config.redis.keyPrefix;
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    for (const key of keys) {
+      const type = await redis.type(key);
+      let text = key;
+      if (type === 'string') text += await redis.get(key);
+      if (type === 'hash') text += JSON.stringify(await redis.hgetall(key));
+      if (type === 'zset') text += (await redis.zrange(key, 0, -1)).join(' ');
+      if (type === 'set') text += (await redis.smembers(key)).join(' ');
+      if (type === 'list') text += (await redis.lrange(key, 0, -1)).join(' ');
+      if (text.includes(needle)) found.push(`${type} ${key}`);
+    }
+  } while (cursor !== '0');
+  return found;
+}
+
+const erasureOf = async (id: string) =>
+  (
+    await api.app.inject({
+      method: 'GET',
+      url: `/api/admin/erasures/${id}`,
+      headers: bearer(admin.token),
+    })
+  ).json<{ accountId: string | null; finishedAt: string | null; requestedBy: string }>();
+
+const finished = (id: string) =>
+  expect
+    .poll(async () => (await erasureOf(id)).finishedAt, { timeout: 60_000, interval: 500 })
+    .not.toBeNull();
+
+describe('account erasure', () => {
+  it(
+    'leaves no row, Redis key or archive line of the account, keeps the others, and a record',
+    { timeout: 120_000 },
+    async () => {
+      const canary = `canary${randomBytes(6).toString('hex')}`;
+      const [leaving, staying] = await Promise.all([registerAccount(api), registerAccount(api)]);
+      const { key } = await createKey(api, leaving);
+      const { key: otherKey } = await createKey(api, staying);
+
+      // Content applied, an event that failed, one with an Idempotency-Key, an endpoint.
+      const endpoint = await api.app.inject({
+        method: 'POST',
+        url: '/api/webhooks/endpoints',
+        headers: bearer(leaving.token),
+        payload: { url: 'https://receiver.example.com/hooks' },
+      });
+      expect(endpoint.statusCode, endpoint.body).toBe(201);
+      const slug = uniqueSlug();
+      const applied = await accept(
+        api,
+        key,
+        'article.create',
+        articleData({ slug, title: `${canary} one` }),
+      );
+      await finalReceipt(api, key, applied);
+      const failed = await accept(api, key, 'article.update', {
+        slug: uniqueSlug(),
+        title: canary,
+      });
+      await finalReceipt(api, key, failed);
+      const keyed = await sendEvent(
+        api,
+        key,
+        'article.create',
+        articleData({ title: `${canary} keyed` }),
+        { 'idempotency-key': `key-${canary}` },
+      );
+      expect(keyed.statusCode).toBe(202);
+      const otherSlug = uniqueSlug();
+      const kept = await accept(api, otherKey, 'article.create', articleData({ slug: otherSlug }));
+      await finalReceipt(api, otherKey, kept);
+
+      // Queued events, held while the queue is paused: in flight when erasure starts.
+      await api.app.inject({
+        method: 'POST',
+        url: '/api/admin/queue/pause',
+        headers: bearer(admin.token),
+      });
+      for (let i = 0; i < 5; i += 1)
+        await accept(
+          api,
+          key,
+          'article.create',
+          articleData({ slug: uniqueSlug(), body: [canary] }),
+        );
+
+      // An event of three days ago, in that day's partition, closed since.
+      const old = uuidv7({ msecs: Date.now() - 3 * 86_400_000 });
+      await api.deps.db.pool.query(
+        `INSERT INTO webhook_logs (id, account_id, event, payload, request_id, status, received_at)
+         VALUES ($1, $2, 'article.create', $3, 'erasure-test', 'succeeded', now() - interval '3 days')`,
+        [old, leaving.id, JSON.stringify({ title: canary })],
+      );
+      await api.deps.db.pool.query(`INSERT INTO event_attempts (event_id, number) VALUES ($1, 1)`, [
+        old,
+      ]);
+
+      const otherArchived = {
+        id: '00000000-0000-7000-8000-000000000001',
+        accountId: staying.id,
+        canary: 'theirs',
+      };
+      await writeArchive('webhook_logs_p20260101', [
+        { id: '00000000-0000-7000-8000-000000000002', accountId: leaving.id, canary },
+        otherArchived,
+      ]);
+
+      const started = await api.app.inject({
+        method: 'DELETE',
+        url: `/api/admin/accounts/${leaving.handle}`,
+        headers: bearer(admin.token),
+      });
+      expect(started.statusCode, started.body).toBe(202);
+      const erasure = started.json<{ id: string; accountId: string }>();
+      expect(erasure.accountId).toBe(leaving.id);
+
+      // At once: the key is refused, the article is gone from public reads.
+      const refused = await sendEvent(api, key, 'article.create', articleData());
+      expect([401, 403]).toContain(refused.statusCode);
+      const read = await api.app.inject({ method: 'GET', url: `/api/articles/${slug}` });
+      expect(read.statusCode).toBe(404);
+      await api.app.inject({
+        method: 'POST',
+        url: '/api/admin/queue/resume',
+        headers: bearer(admin.token),
+      });
+
+      await expect
+        .poll(
+          async () =>
+            (
+              await api.app.inject({
+                method: 'GET',
+                url: `/api/admin/erasures/${erasure.id}`,
+                headers: bearer(admin.token),
+              })
+            ).json<{ finishedAt: string | null }>().finishedAt,
+          { timeout: 60_000, interval: 500 },
+        )
+        .not.toBeNull();
+
+      const record = (
+        await api.app.inject({
+          method: 'GET',
+          url: `/api/admin/erasures/${erasure.id}`,
+          headers: bearer(admin.token),
+        })
+      ).json<{
+        accountId: string | null;
+        counts: Record<string, number>;
+        archives: Record<string, number>;
+      }>();
+      expect(record.accountId).toBeNull();
+      expect(record.counts.webhook_logs).toBeGreaterThanOrEqual(8);
+      expect(record.counts.articles).toBeGreaterThanOrEqual(1);
+      expect(record.counts.webhook_endpoints).toBe(1);
+      expect(record.counts.webhook_messages).toBeGreaterThanOrEqual(1);
+      expect(record.counts.idempotency_keys).toBe(1);
+      expect(record.counts.slug_lists).toBeGreaterThanOrEqual(1);
+      expect(record.archives).toEqual({ 'webhook_logs_p20260101.ndjson.gz': 2 });
+
+      expect(await rowsHolding(canary)).toEqual([]);
+      expect(await rowsHolding(leaving.id)).toEqual([]);
+      expect(await redisHolding(leaving.id)).toEqual([]);
+      expect(await redisHolding(canary)).toEqual([]);
+      for (const file of await readdir(archiveDir)) {
+        const text = file.endsWith('.gz')
+          ? gunzipSync(await readFile(join(archiveDir, file))).toString()
+          : await readFile(join(archiveDir, file), 'utf8');
+        expect(text, file).not.toContain(canary);
+        expect(text, file).not.toContain(leaving.id);
+      }
+      const archived = gunzipSync(
+        await readFile(join(archiveDir, 'webhook_logs_p20260101.ndjson.gz')),
+      ).toString();
+      expect(archived).toContain(otherArchived.id);
+
+      // The other account's article, events and keys stand.
+      const theirs = await api.app.inject({ method: 'GET', url: `/api/articles/${otherSlug}` });
+      expect(theirs.statusCode).toBe(200);
+      expect((await finalReceipt(api, otherKey, kept)).status).toBe('succeeded');
+    },
+  );
+
+  it('lets an account erase itself with its password, and stops its token at once', async () => {
+    const account = await registerAccount(api);
+    const ask = (password: string) =>
+      api.app.inject({
+        method: 'POST',
+        url: '/api/auth/me/erasure',
+        headers: bearer(account.token),
+        payload: { password },
+      });
+    expect((await ask('not the password')).statusCode).toBe(401);
+    const started = await ask(account.password);
+    expect(started.statusCode, started.body).toBe(202);
+    const { id } = started.json<{ id: string }>();
+    expect((await erasureOf(id)).requestedBy).toBe('self');
+    const me = await api.app.inject({
+      method: 'GET',
+      url: '/api/auth/me',
+      headers: bearer(account.token),
+    });
+    expect(me.statusCode).toBe(401);
+    await finished(id);
+    expect(await rowsHolding(account.id)).toEqual([]);
+  });
+
+  it('resumes after its worker is killed, to the same end', { timeout: 120_000 }, async () => {
+    const account = await registerAccount(api);
+    const { key } = await createKey(api, account);
+    const ids = [];
+    for (let i = 0; i < 20; i += 1)
+      ids.push(await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() })));
+    for (const id of ids) await finalReceipt(api, key, id);
+
+    // A long settle: the worker deletes the rows, then waits; it is killed while it waits.
+    await worker.stop();
+    worker = await startWorkerProcess(api.tag, { ...workerEnv, ERASURE_SETTLE_MS: '600000' });
+    const started = await api.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/accounts/${account.id}`,
+      headers: bearer(admin.token),
+    });
+    const { id } = started.json<{ id: string }>();
+    await expect
+      .poll(
+        async () => (await rowsHolding(account.id)).filter((t) => t.startsWith('webhook_logs')),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual([]);
+    await worker.stop('SIGKILL');
+    expect((await erasureOf(id)).finishedAt).toBeNull();
+
+    worker = await startWorkerProcess(api.tag, workerEnv);
+    await finished(id);
+    expect(await rowsHolding(account.id)).toEqual([]);
+    expect(await redisHolding(account.id)).toEqual([]);
+  });
+
+  it('is one CLI command for an operator, which asks for --yes', { timeout: 120_000 }, async () => {
+    const account = await registerAccount(api);
+    const config = await mkdtemp(join(tmpdir(), 'ingest-erasure-cli-'));
+    try {
+      const env = { XDG_CONFIG_HOME: config, INGEST_PASSWORD: admin.password };
+      const ingest = (...args: string[]) =>
+        runTsEntry('packages/client/src/cli/main.ts', { args, env, timeoutMs: 90_000 });
+      expect((await ingest('--service', base, 'login', '--email', admin.email)).code).toBe(0);
+      const unconfirmed = await ingest('operator', 'erase', account.handle);
+      expect(unconfirmed.code).not.toBe(0);
+      expect(unconfirmed.stderr).toContain('--yes');
+      expect(await rowsHolding(account.id)).not.toEqual([]);
+
+      const erased = await ingest('operator', 'erase', account.handle, '--yes', '--wait');
+      expect(erased.code, erased.stderr).toBe(0);
+      const record = JSON.parse(erased.stdout) as { finishedAt: string | null; accountId: null };
+      expect(record.finishedAt).not.toBeNull();
+      expect(record.accountId).toBeNull();
+      expect(await rowsHolding(account.id)).toEqual([]);
+    } finally {
+      await rm(config, { recursive: true, force: true });
+    }
+  });
+});
