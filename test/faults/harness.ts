@@ -145,6 +145,8 @@ export async function startCluster(options: {
       RECONCILE_AFTER_MS: '1500',
       DATABASE_OUTAGE_PAUSE_MS: '500',
       WORKER_SHUTDOWN_GRACE_MS: '5000',
+      // Past the APIs' key cache (1 s) and their requests: an erasure finishes within seconds.
+      ERASURE_SETTLE_MS: '5000',
       // Workers serve health and metrics over HTTP: any free port, so two can run here.
       WORKER_HTTP_PORT: '0',
     };

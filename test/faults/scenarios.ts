@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PublisherAccount } from '@ingest/test-harness';
 import type { Cluster } from './harness.js';
+import { startErasedNeighbour } from './erased-neighbour.js';
 import { startNoisyNeighbour } from './noisy-neighbour.js';
 import { startWebhookReceivers } from './webhook-scenario.js';
 import { SPREAD_MIX, type EventMix, type WorkloadShape } from './workload.js';
@@ -285,6 +286,15 @@ export const SCENARIOS: Scenario[] = [
       'another account floods the API with a backlog of thousands of events from before the load; SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
     inject: killWorkersInTurn,
     companion: startNoisyNeighbour,
+  },
+  {
+    // The run's traffic is the account that stays; another is erased while it publishes.
+    name: 'account-erasure',
+    fault:
+      'an operator erases another account half-way through its busy stream; SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
+    only: 'single',
+    inject: killWorkersInTurn,
+    companion: startErasedNeighbour,
   },
   {
     // Last: on code that orders a slug's events slowly, what it leaves unfinished would
