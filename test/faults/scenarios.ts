@@ -292,7 +292,6 @@ export const SCENARIOS: Scenario[] = [
     name: 'account-erasure',
     fault:
       'an operator erases another account half-way through its busy stream; SIGKILL worker 1 mid-load, restart it; SIGKILL worker 2 later, restart it',
-    only: 'single',
     inject: killWorkersInTurn,
     companion: startErasedNeighbour,
   },

@@ -11,7 +11,8 @@ import { repeatEvery, type Repeating } from './repeat.js';
 async function eraseAccounts(deps: WorkerDeps): Promise<void> {
   const { config, queues } = deps;
   const progress = await continueErasure({
-    pool: deps.db.pool,
+    // Sessions of their own: an erasure is held by a session advisory lock.
+    pool: deps.db.direct,
     redis: deps.redis,
     keyPrefix: config.redis.keyPrefix,
     queues: queues.all,

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { eraseRedisTraces } from './redis-traces.js';
 
 export interface ErasureDeps {
+  /** Connections that are sessions (not through a transaction-mode pooler): see `direct`. */
   pool: pg.Pool;
   redis: Redis | Cluster;
   /** The deployment's Redis prefix (REDIS_KEY_PREFIX). */
