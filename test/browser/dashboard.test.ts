@@ -188,7 +188,7 @@ describe('dashboard', () => {
         url: `/api/webhooks/endpoints/${id}/test`,
         headers: bearer(publisher.token),
       });
-      await expect.poll(() => receivers.receivedAt(path).length).toBe(1);
+      await expect.poll(() => receivers.receivedAt(path).length, { timeout: 15_000 }).toBe(1);
 
       const row = page.locator(`[data-testid="endpoint-row"][data-endpoint="${id}"]`);
       // The panel polls every 10 s: a reload shows the failure sooner.
@@ -201,7 +201,7 @@ describe('dashboard', () => {
       page.once('dialog', (dialog) => void dialog.accept());
       await row.getByTestId('resend-failed').click();
       await eventually(() => text('endpoints-notice')).toContain('1 failed message sent again');
-      await expect.poll(() => receivers.receivedAt(path).length).toBe(2);
+      await expect.poll(() => receivers.receivedAt(path).length, { timeout: 15_000 }).toBe(2);
       await page.reload();
       await eventually(() => row.getAttribute('data-state'), 20_000).toBe('enabled');
       expect(await row.getByTestId('endpoint-rate').textContent()).toBe('50%');
