@@ -289,6 +289,55 @@ describe('account erasure', () => {
     },
   );
 
+  it('starts while a worker holds one of its events and inserts its article', async () => {
+    const account = await registerAccount(api);
+    const { key } = await createKey(api, account);
+    const pause = (action: 'pause' | 'resume') =>
+      api.app.inject({
+        method: 'POST',
+        url: `/api/admin/queue/${action}`,
+        headers: bearer(admin.token),
+      });
+    await pause('pause');
+    const queued = await accept(api, key, 'article.create', articleData({ slug: uniqueSlug() }));
+
+    // What a worker applying that event does: lock it, then insert a row naming the account.
+    const applying = await api.deps.db.pool.connect();
+    try {
+      await applying.query('BEGIN');
+      await applying.query('SELECT 1 FROM webhook_logs WHERE id = $1 FOR UPDATE', [queued]);
+      const started = api.app.inject({
+        method: 'DELETE',
+        url: `/api/admin/accounts/${account.id}`,
+        headers: bearer(admin.token),
+      });
+      // The erasure now waits for the event's lock.
+      await expect
+        .poll(async () => {
+          const { rows } = await api.deps.db.pool.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+             WHERE NOT l.granted AND a.query LIKE '%webhook_logs%' AND a.pid <> $1`,
+            [(applying as unknown as { processID: number }).processID],
+          );
+          return rows[0]?.n;
+        })
+        .toBeGreaterThan(0);
+      await applying.query(
+        `INSERT INTO articles (id, slug, account_id, title, read_minutes, read_minutes_computed)
+         VALUES ($1, $2, $3, 'applied', 1, true)`,
+        [uuidv7(), uniqueSlug(), account.id],
+      );
+      await applying.query('COMMIT');
+      const answer = await started;
+      expect(answer.statusCode, answer.body).toBe(202);
+      await finished(answer.json<{ id: string }>().id);
+      expect(await rowsHolding(account.id)).toEqual([]);
+    } finally {
+      applying.release();
+      await pause('resume');
+    }
+  });
+
   it('lets an account erase itself with its password, and stops its token at once', async () => {
     const account = await registerAccount(api);
     const ask = (password: string) =>

@@ -75,10 +75,10 @@ export async function startErasedNeighbour(setup: CompanionSetup): Promise<Compa
   async function alongside(context: FaultContext): Promise<void> {
     await stream.whenProgress(ERASED_AT);
     const answer = await operatorCall('DELETE', `/api/admin/accounts/${leaving.id}`);
-    const body = (await answer.json()) as { id?: string };
+    const body = (await answer.json()) as { id?: string; detail?: string };
     erasureId = body.id;
     context.log(
-      `erasing the busy account (${answer.status}, erasure ${erasureId ?? '?'}) after ${stream.sentCount()} of its events`,
+      `erasing the busy account (${answer.status}, ${erasureId === undefined ? body.detail : `erasure ${erasureId}`}) after ${stream.sentCount()} of its events`,
     );
     const { sent } = await stream.done;
     context.log(

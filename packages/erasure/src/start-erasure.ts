@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
+import { databaseFailureOf } from '@ingest/db';
 import { failAccountEvents, inTransaction } from '@ingest/event-log';
 
 export interface ErasureRequest {
@@ -16,6 +17,9 @@ export interface StartedErasure {
   started: boolean;
 }
 
+/** Tries of the starting transaction that a deadlock or serialization failure ends. */
+const CONFLICT_TRIES = 5;
+
 /**
  * Starts erasing an account, in one transaction, so that from its commit:
  * - its keys are gone: the API refuses a publish with one (after API_KEY_CACHE_TTL_MS at
@@ -26,13 +30,34 @@ export interface StartedErasure {
  * - its articles and highlights are gone, so public reads answer 404 at once.
  * The rest goes in the workers' erasure rounds (erasure-round.ts). Undefined when there
  * is no such account.
+ *
+ * Workers lock a head's event, then its followers' as they record them: an account's
+ * events cannot all be locked in their order, so a deadlock with a worker stays possible.
+ * PostgreSQL ends one of the two; when it is this one, it starts again.
  */
 export async function startErasure(
   pool: pg.Pool,
   request: ErasureRequest,
 ): Promise<StartedErasure | undefined> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await startOnce(pool, request);
+    } catch (error) {
+      if (tries >= CONFLICT_TRIES || databaseFailureOf(error) !== 'conflict') throw error;
+    }
+  }
+}
+
+async function startOnce(
+  pool: pg.Pool,
+  request: ErasureRequest,
+): Promise<StartedErasure | undefined> {
   return inTransaction(pool, async (tx) => {
-    const account = await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [
+    // NO KEY UPDATE, not UPDATE: it serializes two erasures of one account but lets other
+    // transactions insert rows that reference it (their foreign-key check takes KEY SHARE).
+    // A worker holding one of the account's events and inserting its article would
+    // otherwise wait on this lock while this waits on its event: a deadlock.
+    const account = await tx.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [
       request.accountId,
     ]);
     if (account.rowCount === 0) return undefined;

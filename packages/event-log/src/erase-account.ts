@@ -8,15 +8,19 @@ const ERASED = JSON.stringify({
 });
 
 /**
- * Fails an account's unfinished events and frees their places in line. A worker records
+ * Fails an account's unfinished events and frees their places in line, locking them in id
+ * order as workers lock the heads they apply (runs.ts). A worker records
  * an applied event only if it is still queued or processing, in the transaction of its
  * change (recordApplied), so one about to be applied rolls back instead.
  */
 export async function failAccountEvents(on: Queryable, accountId: string): Promise<number> {
   const { rows } = await on.query<{ failed: number }>(
-    `WITH failed AS (
+    `WITH locked AS MATERIALIZED (
+       SELECT id FROM webhook_logs WHERE account_id = $1 AND ${unfinished()}
+       ORDER BY id FOR UPDATE),
+     failed AS (
        UPDATE webhook_logs SET status = 'failed', error = $2::jsonb, finished_at = now()
-       WHERE account_id = $1 AND ${unfinished()} RETURNING 1),
+       WHERE id IN (SELECT id FROM locked) AND ${unfinished()} RETURNING 1),
      places AS (DELETE FROM pending_order_keys WHERE account_id = $1)
      SELECT count(*)::int AS failed FROM failed`,
     [accountId, ERASED],

@@ -1,11 +1,16 @@
 import { isAppError, type ErrorCode, type FieldProblem } from '@ingest/contracts';
-import { databaseFailureOf } from '@ingest/db';
+import { databaseFailureOf, type DatabaseFailure } from '@ingest/db';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { sendProblem } from './problem.js';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_FAILURE_DETAIL: Record<DatabaseFailure, string> = {
+  unreachable: 'The service cannot reach its database right now',
+  timeout: 'The database did not answer in time',
+  conflict: 'The request collided with a concurrent change to the same rows',
+};
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** Fastify's own errors that are the client's fault, and the code each one becomes. */
@@ -135,8 +140,7 @@ export const errorHandlerPlugin = fp(
         request.log.warn({ err: error, databaseFailure }, 'database unavailable');
         return sendProblem(request, reply, {
           code: 'UNAVAILABLE',
-          detail:
-            'The service cannot reach its database right now; nothing was recorded. Retry later',
+          detail: `${DATABASE_FAILURE_DETAIL[databaseFailure]}; nothing was recorded. Retry later`,
           headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
         });
       }
