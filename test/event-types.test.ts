@@ -191,7 +191,12 @@ describe('GET /api/event-types', () => {
       expect(validate(message), `${type} ${JSON.stringify(validate.errors)}`).toBe(true);
       const broken = {
         ...message,
-        data: { ...message.data, ...(type === 'ping' ? { url: 7 } : { eventId: 'not-a-uuid' }) },
+        data: {
+          ...message.data,
+          ...(type === 'ping' || type === 'endpoint.paused'
+            ? { url: 7 }
+            : { eventId: 'not-a-uuid' }),
+        },
       };
       expect(OutgoingMessageSchema.safeParse(broken).success, type).toBe(false);
       expect(validate(broken), type).toBe(false);
@@ -282,11 +287,14 @@ function sampleMessage(type: string) {
     createdAt: at,
     updatedAt: at,
   };
+  const endpoint = { endpointId: eventId, url: 'https://hooks.example.com/in' };
   const data: Record<string, unknown> =
     type === 'ping'
-      ? { endpointId: eventId, url: 'https://hooks.example.com/in' }
-      : type.startsWith('highlight.')
-        ? { highlight, version: 1, eventId }
-        : { article, version: 2, eventId };
+      ? endpoint
+      : type === 'endpoint.paused'
+        ? { ...endpoint, pausedAt: at, reason: 'every attempt failed since 2026-01-02' }
+        : type.startsWith('highlight.')
+          ? { highlight, version: 1, eventId }
+          : { article, version: 2, eventId };
   return { type, timestamp: at, data };
 }

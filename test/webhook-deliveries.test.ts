@@ -195,20 +195,23 @@ describe('failed attempts', () => {
     expect(deliveredTo('/gone')).toHaveLength(1);
   });
 
-  it('disables an endpoint whose deliveries have failed for longer than WEBHOOK_DISABLE_AFTER_DAYS', async () => {
+  it('pauses an endpoint whose attempts have all failed for WEBHOOK_BREAKER_AFTER, holding its deliveries', async () => {
     const account = await registerAccount(api);
     receivers.script('/failing', [{ status: 500 }]);
     const { id } = await endpointFor(account, '/failing');
-    const since = new Date(Date.now() - 6 * 86_400_000);
+    const since = new Date(Date.now() - 7 * 3_600_000);
     await api.deps.db.prisma.webhookEndpoint.update({
       where: { id },
       data: { failingSince: since },
     });
     const queued = await ping(account, id);
-    expect(await finished(account, id, queued.id)).toMatchObject({ status: 'failed', attempts: 1 });
+    await expect
+      .poll(async () => (await deliveriesOf(account, id)).find((d) => d.id === queued.id))
+      .toMatchObject({ status: 'held', attempts: 1 });
     expect((await call(account, 'GET', `/${id}`)).json()).toMatchObject({
-      enabled: false,
-      disabledReason: expect.stringContaining(`failed since ${since.toISOString()}`),
+      enabled: true,
+      state: 'paused',
+      pausedReason: expect.stringContaining(`failed since ${since.toISOString()}`),
       failingSince: since.toISOString(),
     });
   });

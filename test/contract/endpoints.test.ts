@@ -1,7 +1,7 @@
 // Outgoing webhook endpoints, fuzzed and held to the document: registration with URLs
-// the target policy takes and refuses, reads, changes, secret rotation, pings, the
-// deliveries list, resends and deletion,
-// with another account's endpoint among the ids.
+// the target policy takes and refuses, filters and rates near the valid ones, reads,
+// changes, pauses and resumes, secret rotation, pings, the deliveries list, resends and
+// deletion, with another account's endpoint among the ids.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { bearer } from '../support/accounts.js';
@@ -33,11 +33,40 @@ const endpointUrl = fc.oneof(
   fc.string(),
 );
 
+const FIELDS = ['data.article.slug', 'data.article.category', 'data.version', 'type', 'data.x'];
+const scalar = fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.constant(null));
+/** Filters of every form, some naming fields no type has, and shapes near them. */
+const { filter } = fc.letrec<{ filter: unknown }>((tie) => ({
+  filter: fc.oneof(
+    { depthSize: 'small' },
+    fc.record({ field: fc.constantFrom(...FIELDS), eq: scalar }),
+    fc.record({ field: fc.constantFrom(...FIELDS), prefix: fc.string({ maxLength: 8 }) }),
+    fc.record({ field: fc.constantFrom(...FIELDS), in: fc.array(scalar, { maxLength: 3 }) }),
+    fc.record({ field: fc.constantFrom(...FIELDS), exists: fc.boolean() }),
+    fc.record({ and: fc.array(tie('filter'), { maxLength: 3 }) }),
+    fc.record({ or: fc.array(tie('filter'), { maxLength: 3 }) }),
+    fc.record({ not: tie('filter') }),
+    fc.record({ field: fc.string(), eq: scalar, prefix: fc.string() }),
+    fc.jsonValue({ maxDepth: 2 }),
+  ),
+}));
+const rate = fc.option(
+  fc.record(
+    {
+      perSecond: fc.option(fc.integer({ min: -1, max: 20_000 })),
+      inFlight: fc.option(fc.integer({ min: -1, max: 2_000 })),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
 const endpointBody = fc.record(
   {
     url: endpointUrl,
     events: fc.array(fc.oneof(fc.constantFrom(...TYPES), fc.string()), { maxLength: 6 }),
     description: fc.string({ maxLength: 600 }),
+    filter: fc.option(filter),
+    rate,
   },
   { requiredKeys: ['url'] },
 );
@@ -86,12 +115,16 @@ beforeAll(async () => {
         events: fc.array(fc.constantFrom(...TYPES), { maxLength: 4 }),
         description: fc.option(fc.string({ maxLength: 600 })),
         enabled: fc.boolean(),
+        filter: fc.option(filter),
+        rate,
       },
       { requiredKeys: [] },
     ),
   };
   profiles['POST /api/webhooks/endpoints/{id}/secret'] = { pathValues: { id: adjustableIds } };
   profiles['POST /api/webhooks/endpoints/{id}/test'] = { pathValues: { id: adjustableIds } };
+  profiles['POST /api/webhooks/endpoints/{id}/pause'] = { pathValues: { id: adjustableIds } };
+  profiles['POST /api/webhooks/endpoints/{id}/resume'] = { pathValues: { id: adjustableIds } };
   profiles['GET /api/webhooks/endpoints/{id}/deliveries'] = { pathValues: { id: adjustableIds } };
   profiles['POST /api/webhooks/endpoints/{id}/deliveries/{deliveryId}/resend'] = {
     pathValues: { id: adjustableIds, deliveryId: fc.constantFrom(...pinged) },

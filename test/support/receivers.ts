@@ -7,6 +7,8 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When the request had arrived whole (Date.now()). */
+  at: number;
 }
 
 export interface ReceiverStep {
@@ -33,7 +35,12 @@ export async function startReceivers(): Promise<Receivers> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const path = request.url ?? '/';
-      received.push({ path, headers: request.headers, body: Buffer.concat(chunks).toString() });
+      received.push({
+        path,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString(),
+        at: Date.now(),
+      });
       const script = scripts.get(path) ?? [{ status: 404 }];
       const step = script.length > 1 ? script.shift() : script[0];
       setTimeout(() => {

@@ -28,6 +28,7 @@ export interface WorkerMetrics {
   deliveryAttempts: Counter<'outcome'>;
   deliverySeconds: Histogram<'outcome'>;
   endpointsDisabled: Counter<'reason'>;
+  endpointsPaused: Counter;
   requeued: Counter<'kind'>;
 }
 
@@ -72,13 +73,18 @@ export function createWorkerMetrics(shards: ContentShards): WorkerMetrics {
     endpointsDisabled: fromZero(
       new Counter({
         name: 'ingest_webhook_endpoints_disabled_total',
-        help: 'Webhook endpoints the service disabled, by reason (gone: a 410, failing: no success for WEBHOOK_DISABLE_AFTER_DAYS)',
+        help: 'Webhook endpoints the service disabled, by reason (gone: a 410)',
         labelNames: ['reason'],
         registers: [registry],
       }),
       'reason',
-      ['gone', 'failing'],
+      ['gone'],
     ),
+    endpointsPaused: new Counter({
+      name: 'ingest_webhook_endpoints_paused_total',
+      help: 'Webhook endpoints the breaker paused: every attempt failed for WEBHOOK_BREAKER_AFTER',
+      registers: [registry],
+    }),
     requeued: fromZero(
       new Counter({
         name: 'ingest_outbox_requeued_total',

@@ -24,6 +24,7 @@ import {
   type DeliveryJobData,
 } from '@ingest/queue';
 import { Worker } from 'bullmq';
+import { createEndpointLimiter } from '@ingest/webhook-delivery';
 import { createDeliveryJobProcessor } from './deliveries/deliver-job.js';
 import type { WorkerDeps } from './deps.js';
 import { createEventJobProcessor } from './content/event-job.js';
@@ -126,14 +127,21 @@ export async function createWorkerRuntime(
           }),
       );
   const deliveryWorker = consumes.includes('deliveries')
-    ? new Worker<DeliveryJobData>(deliveryQueue.name, createDeliveryJobProcessor(deps), {
-        connection: deliveryConnection,
-        prefix: bullPrefix(config.redis.keyPrefix),
-        telemetry,
-        concurrency: config.worker.deliveryConcurrency,
-        ...lockOptions(config.worker.lockDurationMs),
-        settings: { backoffStrategy: deliveryBackoff(config.webhooks.retryScheduleMs) },
-      })
+    ? new Worker<DeliveryJobData>(
+        deliveryQueue.name,
+        createDeliveryJobProcessor({
+          ...deps,
+          limiter: createEndpointLimiter(queueConnection, config.redis.keyPrefix),
+        }),
+        {
+          connection: deliveryConnection,
+          prefix: bullPrefix(config.redis.keyPrefix),
+          telemetry,
+          concurrency: config.worker.deliveryConcurrency,
+          ...lockOptions(config.worker.lockDurationMs),
+          settings: { backoffStrategy: deliveryBackoff(config.webhooks.retryScheduleMs) },
+        },
+      )
     : undefined;
   // A failed attempt is recorded on its delivery; any other failure of a delivery job
   // (the database, say) would otherwise leave no trace.

@@ -95,3 +95,12 @@ export const envDurations = (fallback: string, bounds: { minItems: number; maxIt
       (durations) => durations.length >= bounds.minItems && durations.length <= bounds.maxItems,
       `must list ${bounds.minItems} to ${bounds.maxItems} durations`,
     );
+
+/** One duration, as `envDurations` reads each (`90s`, `6h`), in milliseconds within bounds. */
+export const envDuration = (fallback: string, bounds: { minMs: number; maxMs: number }) =>
+  envDurations(fallback, { minItems: 1, maxItems: 1 })
+    .transform((durations) => durations[0] ?? 0)
+    .refine(
+      (ms) => ms >= bounds.minMs && ms <= bounds.maxMs,
+      `must be between ${bounds.minMs} ms and ${bounds.maxMs / 86_400_000} days`,
+    );

@@ -11,6 +11,7 @@ import { isAllowedPrivateEntry } from '@ingest/webhook-delivery';
 import {
   commaList,
   envBoolean,
+  envDuration,
   envDurations,
   envInteger,
   envLogLevel,
@@ -91,8 +92,11 @@ export const SharedEnvSchema = ContentEnvSchema.extend({
   WEBHOOK_TIMEOUT_MS: envInteger(15_000, { min: 100, max: 120_000 }),
   /** How much of a receiver's answer is read and kept. */
   WEBHOOK_RESPONSE_MAX_BYTES: envInteger(64 * 1024, { min: 0, max: 1024 * 1024 }),
-  /** An endpoint failing this long without one success is disabled. */
-  WEBHOOK_DISABLE_AFTER_DAYS: envInteger(5, { min: 1, max: 365 }),
+  /**
+   * The breaker: an endpoint whose every attempt has failed for this long is paused at its
+   * next failed attempt; its deliveries wait, held, until it is resumed.
+   */
+  WEBHOOK_BREAKER_AFTER: envDuration('6h', { minMs: 1_000, maxMs: 30 * 86_400_000 }),
 }).check(retentionBoundsHold);
 
 export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
@@ -131,7 +135,7 @@ export function sharedSettings(env: z.output<typeof SharedEnvSchema>) {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       responseMaxBytes: env.WEBHOOK_RESPONSE_MAX_BYTES,
-      disableAfterDays: env.WEBHOOK_DISABLE_AFTER_DAYS,
+      breakerAfterMs: env.WEBHOOK_BREAKER_AFTER,
       retentionDays: env.WEBHOOK_RETENTION_DAYS ?? env.EVENT_LOG_RETENTION_DAYS,
     },
   };

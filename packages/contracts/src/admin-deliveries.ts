@@ -3,19 +3,22 @@
 import { z } from 'zod';
 import { PageQueryFields, pageOf } from './pagination.js';
 import { storableText } from './safe-text.js';
-import { DELIVERY_STATUSES, DeliverySchema, EndpointSchema } from './webhook-endpoints.js';
+import {
+  DELIVERY_STATUSES,
+  DeliverySchema,
+  ENDPOINT_STATES,
+  EndpointSchema,
+} from './webhook-endpoints.js';
 
 /** The window of an endpoint's figures: long enough to show a day's pattern, short enough to read fast. */
 export const ENDPOINT_STATS_HOURS = 24;
-
-export const ENDPOINT_STATES = ['enabled', 'failing', 'disabled'] as const;
 
 const uuid = () => z.uuid({ error: 'must be a UUID' });
 
 export const AdminEndpointQuerySchema = z.strictObject({
   state: z.enum(ENDPOINT_STATES).optional().meta({
     description:
-      'enabled: delivering; failing: enabled, every delivery failing since `failingSince`; disabled: by its owner or by the service',
+      'enabled: delivering; failing: enabled, every delivery failing since `failingSince`; paused: deliveries held until it is resumed; disabled: by its owner or by the service',
   }),
   accountId: uuid().optional(),
   ...PageQueryFields,
@@ -23,7 +26,6 @@ export const AdminEndpointQuerySchema = z.strictObject({
 export type AdminEndpointQuery = z.infer<typeof AdminEndpointQuerySchema>;
 
 export const AdminEndpointSchema = EndpointSchema.extend({
-  state: z.enum(ENDPOINT_STATES),
   account: z.object({ id: z.uuid(), handle: z.string() }),
   lastDay: z
     .object({

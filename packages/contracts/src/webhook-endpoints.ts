@@ -10,12 +10,44 @@ const EndpointUrlSchema = storableText(1, ENDPOINT_URL_MAX_LENGTH).meta({
     'Where deliveries are POSTed: https (http only where the deployment allows it), no credentials, not a private, loopback or link-local address',
 });
 
+/** The most attempts a second, and at once, an endpoint may ask to be limited to. */
+export const ENDPOINT_RATE_MAX = { perSecond: 10_000, inFlight: 1_000 } as const;
+
+const EndpointRateSchema = z
+  .strictObject({
+    perSecond: z.int().min(1).max(ENDPOINT_RATE_MAX.perSecond).nullable().optional().meta({
+      description: 'At most this many attempts in any second, across every delivery worker',
+    }),
+    inFlight: z.int().min(1).max(ENDPOINT_RATE_MAX.inFlight).nullable().optional().meta({
+      description: 'At most this many attempts at once, across every delivery worker',
+    }),
+  })
+  .refine(
+    (rate) => (rate.perSecond ?? null) !== null || (rate.inFlight ?? null) !== null,
+    'must set perSecond, inFlight or both (null removes the limit)',
+  )
+  .meta({ id: 'EndpointRate' });
+
 /**
  * The request bodies of creating and changing an endpoint, for the message types an
- * endpoint may subscribe to (the event types', in @ingest/events). Duplicates are folded,
- * as for an API key's scopes: naming a type twice is harmless.
+ * endpoint may subscribe to (the event types', in @ingest/events) and the filter language
+ * over their bodies (also there). Duplicates are folded, as for an API key's scopes:
+ * naming a type twice is harmless.
  */
-export function endpointRequestSchemas(messageTypes: readonly string[]) {
+export function endpointRequestSchemas<Filter extends z.ZodType>(
+  messageTypes: readonly string[],
+  filter: Filter,
+) {
+  const delivery = {
+    filter: filter.nullable().optional().meta({
+      description:
+        'Deliver only the messages this predicate passes (null: every message of its types); see filterFields in GET /api/event-types',
+    }),
+    rate: EndpointRateSchema.nullable().optional().meta({
+      description:
+        'Attempts a second and at once; messages over it wait, in order (null: no limit)',
+    }),
+  };
   const events = z
     .array(z.enum(messageTypes, { error: () => `must be one of: ${messageTypes.join(', ')}` }))
     .min(1, 'must name at least one event type')
@@ -29,6 +61,7 @@ export function endpointRequestSchemas(messageTypes: readonly string[]) {
           description: 'The event types to deliver (default: all of them)',
         }),
         description: trimmedText(0, 500).optional(),
+        ...delivery,
       })
       .meta({
         id: 'EndpointCreateRequest',
@@ -37,6 +70,8 @@ export function endpointRequestSchemas(messageTypes: readonly string[]) {
             url: 'https://hooks.example.com/ingest',
             events: ['article.created', 'article.updated'],
             description: 'Search index',
+            filter: { field: 'data.article.category', eq: 'News' },
+            rate: { perSecond: 20, inFlight: 4 },
           },
         ],
       }),
@@ -47,16 +82,17 @@ export function endpointRequestSchemas(messageTypes: readonly string[]) {
         description: trimmedText(0, 500).nullable().optional(),
         enabled: z.boolean().optional().meta({
           description:
-            'false pauses deliveries; true resumes them, also after the service disabled the endpoint',
+            'false ends deliveries (those due fail); true turns them on again, also after the service disabled the endpoint. To hold deliveries instead, pause it',
         }),
+        ...delivery,
       })
       .refine((body) => Object.keys(body).length > 0, 'must change at least one field')
       .meta({ id: 'EndpointUpdateRequest', examples: [{ enabled: false }] }),
   };
 }
-type EndpointRequests = ReturnType<typeof endpointRequestSchemas>;
-export type EndpointCreateRequest = z.infer<EndpointRequests['create']>;
-export type EndpointUpdateRequest = z.infer<EndpointRequests['update']>;
+
+export const ENDPOINT_STATES = ['enabled', 'failing', 'paused', 'disabled'] as const;
+export type EndpointState = (typeof ENDPOINT_STATES)[number];
 
 const EndpointFields = {
   id: z.uuid(),
@@ -72,6 +108,22 @@ const EndpointFields = {
   failingSince: z.iso.datetime().nullable().meta({
     description: 'The first failed attempt since the last success; null while deliveries succeed',
   }),
+  state: z.enum(ENDPOINT_STATES).meta({
+    description:
+      'enabled: delivering; failing: delivering, every attempt failing since failingSince; paused: deliveries wait, held, until it is resumed (by the breaker or its owner); disabled: none are made (by its owner, or a 410)',
+  }),
+  pausedAt: z.iso.datetime().nullable(),
+  pausedReason: z.string().nullable().meta({
+    description:
+      'Why it is paused: the breaker (every attempt failed for WEBHOOK_BREAKER_AFTER) or its owner',
+  }),
+  filter: z.record(z.string(), z.unknown()).nullable().meta({
+    description: 'The MessageFilter it was given; null: every message of its types',
+  }),
+  rate: z
+    .object({ perSecond: z.int().nullable(), inFlight: z.int().nullable() })
+    .nullable()
+    .meta({ description: 'Its limits; null: none' }),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 };
@@ -107,7 +159,7 @@ export const EndpointSecretRotatedSchema = z
   .meta({ id: 'EndpointSecretRotated' });
 export type EndpointSecretRotated = z.infer<typeof EndpointSecretRotatedSchema>;
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed'] as const;
 
 export const DeliverySchema = z
   .object({
@@ -117,7 +169,7 @@ export const DeliverySchema = z
     type: z.string().meta({ description: 'The outgoing event type, or `ping`' }),
     status: z.enum(DELIVERY_STATUSES).meta({
       description:
-        'pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled',
+        'pending: an attempt is due; held: its endpoint is paused, and it waits for a resume; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled',
     }),
     attempts: z.int(),
     nextAttemptAt: z.iso.datetime().nullable(),

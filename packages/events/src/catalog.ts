@@ -3,6 +3,7 @@
 // and the workers validate with, so that it cannot drift from them.
 import type { ContentLimits } from '@ingest/contracts';
 import { z } from 'zod';
+import { filterFieldsOf } from './message-filter.js';
 import { MESSAGE_TYPES, SUBSCRIBABLE_MESSAGE_TYPES } from './outgoing.js';
 import { EVENT_NAMES, EVENT_TYPE_LIST } from './registry.js';
 import { SCOPES, scopesToPublish } from './scopes.js';
@@ -44,6 +45,10 @@ export const OutgoingMessageTypeSchema = z
       description:
         'The whole body a delivery POSTs, `{ type, timestamp, data }`, as a receiver should parse it: fields it does not know may be added within a version, and are to be ignored',
     }),
+    filterFields: z.array(z.string()).meta({
+      description:
+        "The paths an endpoint's `filter` may name for this type, dot-separated (`data.article.category`): the body's fields holding a string, a number, a boolean or null, outside any array",
+    }),
   })
   .meta({ id: 'OutgoingMessageType' });
 
@@ -78,6 +83,7 @@ export function buildEventCatalog(limits: ContentLimits): EventCatalog {
       description: message.description,
       subscribable: SUBSCRIBABLE_MESSAGE_TYPES.includes(message.type),
       messageSchema: toJsonSchema(message.bodySchema),
+      filterFields: [...filterFieldsOf(message.type)],
     })),
   };
 }

@@ -24,12 +24,27 @@ export {
   SUBSCRIBABLE_MESSAGE_TYPES,
   type OutgoingMessage,
 } from './outgoing.js';
-export { outgoingMessageSchemaId, type Names, type OutboxEntry } from './messages.js';
+export {
+  ENDPOINT_PAUSED_MESSAGE,
+  outgoingMessageSchemaId,
+  type Names,
+  type OutboxEntry,
+} from './messages.js';
 export { buildEventCatalog, EventCatalogSchema, type EventCatalog } from './catalog.js';
+export {
+  checkFilter,
+  compileFilter,
+  filterFieldsOf,
+  MessageFilterSchema,
+  type FilterProblem,
+  type MessageFilter,
+} from './message-filter.js';
 export {
   ApiKeyCreateRequestSchema,
   EndpointCreateRequestSchema,
   EndpointUpdateRequestSchema,
+  type EndpointCreateRequest,
+  type EndpointUpdateRequest,
 } from './requests.js';
 export {
   categoriesNamedBy,

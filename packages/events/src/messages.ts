@@ -102,6 +102,20 @@ export const PING_MESSAGE = {
   dataSchema: z.object({ endpointId: z.uuid(), url: z.string() }),
 } satisfies MessageType;
 
+/** Told to an account's other endpoints when the breaker pauses one of its endpoints. */
+export const ENDPOINT_PAUSED_MESSAGE = {
+  type: 'endpoint.paused' as const,
+  version: 1,
+  description:
+    "One of the account's endpoints was paused by the breaker: its deliveries wait until it is resumed (POST /api/webhooks/endpoints/{id}/resume). Sent to the account's other endpoints that subscribe to it",
+  dataSchema: z.object({
+    endpointId: z.uuid(),
+    url: z.string(),
+    pausedAt: z.iso.datetime(),
+    reason: z.string(),
+  }),
+} satisfies MessageType;
+
 /**
  * The name of a message type's schema among the OpenAPI document's components
  * (`article.created` is `ArticleCreatedMessage`): its `webhooks` refer to them by it.

@@ -1,21 +1,32 @@
 // The outgoing messages that follow from the list of event types: one type per event
-// type, and `ping`.
+// type, then `endpoint.paused` (the breaker's notice) and `ping`.
 import { z } from 'zod';
 import { nonEmpty } from './in-order.js';
-import { messageSchemaOf, PING_MESSAGE, type MessageType } from './messages.js';
+import {
+  ENDPOINT_PAUSED_MESSAGE,
+  messageSchemaOf,
+  PING_MESSAGE,
+  type MessageType,
+} from './messages.js';
 import { EVENT_TYPE_LIST } from './registry.js';
 
-/** The message types an endpoint may subscribe to: one per event type. */
-export const SUBSCRIBABLE_MESSAGE_TYPES: readonly string[] = EVENT_TYPE_LIST.map(
-  (type) => type.message.type,
-);
+/** The message types an endpoint may subscribe to: one per event type, and the breaker's. */
+export const SUBSCRIBABLE_MESSAGE_TYPES: readonly string[] = [
+  ...EVENT_TYPE_LIST.map((type) => type.message.type),
+  ENDPOINT_PAUSED_MESSAGE.type,
+];
 
 /** Every message type, `ping` last, with the schema of its whole body. */
-export const MESSAGE_TYPES = [...EVENT_TYPE_LIST.map((type) => type.message), PING_MESSAGE].map(
-  (message: MessageType) => ({ ...message, bodySchema: messageSchemaOf(message) }),
-);
+export const MESSAGE_TYPES = [
+  ...EVENT_TYPE_LIST.map((type) => type.message),
+  ENDPOINT_PAUSED_MESSAGE,
+  PING_MESSAGE,
+].map((message: MessageType) => ({ ...message, bodySchema: messageSchemaOf(message) }));
 
-type Listed = (typeof EVENT_TYPE_LIST)[number]['message'] | typeof PING_MESSAGE;
+type Listed =
+  | (typeof EVENT_TYPE_LIST)[number]['message']
+  | typeof ENDPOINT_PAUSED_MESSAGE
+  | typeof PING_MESSAGE;
 type BodyOf<Message> =
   Message extends MessageType<infer Type, infer Data>
     ? { type: Type; timestamp: string; data: z.output<Data> }

@@ -17,3 +17,9 @@ export {
   type AttemptRequest,
   type Resolver,
 } from './send-attempt.js';
+export {
+  createEndpointLimiter,
+  type Admission,
+  type EndpointLimiter,
+  type EndpointLimits,
+} from './endpoint-limiter.js';

@@ -166,6 +166,59 @@ describe('sendAttempt', () => {
     });
   });
 
+  it('reads the wait a 429 or 503 asks for in Retry-After, in seconds or as a date', async () => {
+    const answerWith = async (status: number, retryAfter: string) => {
+      answer = (_request, response) =>
+        response.writeHead(status, { 'retry-after': retryAfter }).end();
+      return send(`http://127.0.0.1:${port}/`);
+    };
+    expect(await answerWith(429, '30')).toMatchObject({ status: 429, retryAfterMs: 30_000 });
+    expect(await answerWith(503, ' 0 ')).toMatchObject({ status: 503, retryAfterMs: 0 });
+
+    // An HTTP date says whole seconds: up to one less than asked, less the exchange's time.
+    const inTwoMinutes = new Date(Date.now() + 120_000);
+    const dated = await answerWith(503, inTwoMinutes.toUTCString());
+    const datedMs = dated.kind === 'answered' ? dated.retryAfterMs : undefined;
+    expect(datedMs).toBeGreaterThan(115_000);
+    expect(datedMs).toBeLessThanOrEqual(120_000);
+    // asctime carries no zone, and means GMT.
+    const asctime = inTwoMinutes
+      .toUTCString()
+      .replace(
+        /^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/,
+        (_all, day: string, date: string, month: string, year: string, clock: string) =>
+          `${day} ${month} ${date.padStart(2, ' ')} ${clock} ${year}`,
+      );
+    const fromAsctime = await answerWith(429, asctime);
+    const asctimeMs = fromAsctime.kind === 'answered' ? fromAsctime.retryAfterMs : undefined;
+    expect(Math.abs((asctimeMs ?? Infinity) - (datedMs ?? 0))).toBeLessThan(1_000);
+
+    expect(await answerWith(429, String(7 * 24 * 3600))).toMatchObject({
+      retryAfterMs: 24 * 3600 * 1000,
+    });
+  });
+
+  it('ignores a Retry-After that is invalid, past, or on another status', async () => {
+    const past = new Date(Date.now() - 60_000).toUTCString();
+    const cases: Array<[number, string]> = [
+      [429, '-5'],
+      [429, '1.5'],
+      [503, 'soon'],
+      [503, past],
+      [500, '30'],
+      [200, '30'],
+    ];
+    for (const [status, retryAfter] of cases) {
+      answer = (_request, response) =>
+        response.writeHead(status, { 'retry-after': retryAfter }).end();
+      const outcome = await send(`http://127.0.0.1:${port}/`);
+      expect(outcome).toMatchObject({ kind: 'answered', status });
+      expect(outcome).not.toHaveProperty('retryAfterMs');
+    }
+    answer = (_request, response) => response.writeHead(429).end();
+    expect(await send(`http://127.0.0.1:${port}/`)).not.toHaveProperty('retryAfterMs');
+  });
+
   it('refuses plain http unless the deployment allows it', async () => {
     const httpsOnly: TargetPolicy = { allowHttp: false, allowedPrivate: local.allowedPrivate };
     expect(await send(`http://127.0.0.1:${port}/`, httpsOnly)).toMatchObject({

@@ -19,8 +19,18 @@ export interface AttemptLimits {
 }
 
 export type AttemptOutcome =
-  /** The receiver answered; any status, redirects included (they are not followed). */
-  | { kind: 'answered'; status: number; body: string; truncated: boolean; latencyMs: number }
+  /**
+   * The receiver answered; any status, redirects included (they are not followed). A 429
+   * or 503 carries the wait its Retry-After asks for, when it gives a valid one.
+   */
+  | {
+      kind: 'answered';
+      status: number;
+      body: string;
+      truncated: boolean;
+      latencyMs: number;
+      retryAfterMs?: number;
+    }
   /** The target policy refused the URL or every address its host resolved to: nothing was sent. */
   | { kind: 'refused'; reason: string; latencyMs: number }
   /** No answer: the name did not resolve, the connection failed, or time ran out. */
@@ -117,13 +127,18 @@ export function sendAttempt(
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
+      const status = response.statusCode ?? 0;
+      const retryAfterMs = ASKS_TO_WAIT.has(status)
+        ? retryAfterOf(response.headers['retry-after'], Date.now())
+        : undefined;
       const answered = () =>
         settle({
           kind: 'answered',
-          status: response.statusCode ?? 0,
+          status,
           body: Buffer.concat(chunks).toString('utf8'),
           truncated,
           latencyMs: elapsed(),
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
         });
       response.on('data', (chunk: Buffer) => {
         const room = limits.maxResponseBytes - size;
@@ -147,6 +162,24 @@ export function sendAttempt(
     outgoing.on('error', (error) => settle(failure(error, limits, elapsed())));
     outgoing.end(body);
   });
+}
+
+/** Statuses whose Retry-After asks the sender to wait: too many requests, unavailable. */
+const ASKS_TO_WAIT = new Set([429, 503]);
+/** A receiver may ask for a pause, not for a delivery to be shelved. */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+const DELTA_SECONDS = /^\d+$/;
+/** IMF-fixdate, RFC 850 and asctime dates all open with the day's name. */
+const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /;
+
+/** The wait a Retry-After value asks for (RFC 9110 10.2.3), capped; undefined when invalid or past. */
+function retryAfterOf(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim() ?? '';
+  let ms = Number.NaN;
+  if (DELTA_SECONDS.test(text)) ms = Number(text) * 1000;
+  // Every HTTP date is in GMT; asctime's does not say so, and Date.parse would read it as local.
+  if (HTTP_DATE.test(text)) ms = Date.parse(text.endsWith('GMT') ? text : `${text} GMT`) - now;
+  return ms >= 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : undefined;
 }
 
 function failure(error: Error, limits: AttemptLimits, latencyMs: number): AttemptOutcome {

@@ -32,6 +32,8 @@ export const GROUPS = {
     'PATCH /api/webhooks/endpoints/{id}',
     'POST /api/webhooks/endpoints/{id}/secret',
     'DELETE /api/webhooks/endpoints/{id}',
+    'POST /api/webhooks/endpoints/{id}/pause',
+    'POST /api/webhooks/endpoints/{id}/resume',
     'POST /api/webhooks/endpoints/{id}/test',
     'GET /api/webhooks/endpoints/{id}/deliveries',
     'POST /api/webhooks/endpoints/{id}/deliveries/{deliveryId}/resend',

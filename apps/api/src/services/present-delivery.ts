@@ -1,4 +1,9 @@
-import { DELIVERY_RESPONSE_SHOWN_CHARS, webhookIdOf, type Delivery } from '@ingest/contracts';
+import {
+  DELIVERY_RESPONSE_SHOWN_CHARS,
+  DELIVERY_STATUSES,
+  webhookIdOf,
+  type Delivery,
+} from '@ingest/contracts';
 
 export interface DeliveryRow {
   id: string;
@@ -17,7 +22,7 @@ export interface DeliveryRow {
 }
 
 const isStatus = (status: string): status is Delivery['status'] =>
-  status === 'pending' || status === 'succeeded' || status === 'failed';
+  (DELIVERY_STATUSES as readonly string[]).includes(status);
 
 export const presentDelivery = (row: DeliveryRow): Delivery => ({
   id: row.id,

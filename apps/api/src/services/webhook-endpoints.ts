@@ -1,11 +1,12 @@
-import { SUBSCRIBABLE_MESSAGE_TYPES } from '@ingest/events';
 import {
-  AppError,
+  checkFilter,
+  SUBSCRIBABLE_MESSAGE_TYPES,
   type EndpointCreateRequest,
   type EndpointUpdateRequest,
-  HOUR_MS,
-} from '@ingest/contracts';
-import type { WebhookEndpoint } from '@ingest/db';
+  type MessageFilter,
+} from '@ingest/events';
+import { AppError, HOUR_MS } from '@ingest/contracts';
+import { Prisma, type WebhookEndpoint } from '@ingest/db';
 import { generateSigningSecret, rotateSecret } from '@ingest/signatures';
 import { checkEndpointUrl, targetPolicyOf } from '@ingest/webhook-delivery';
 import { v7 as uuidv7 } from 'uuid';
@@ -25,6 +26,42 @@ function acceptedUrl(deps: Deps, raw: string): string {
   return check.url.href;
 }
 
+/** A filter that names only fields its message types have; 400 naming the first that does not. */
+function checkedFilter(filter: MessageFilter, events: readonly string[]): MessageFilter {
+  const problems = checkFilter(filter, events);
+  if (problems.length > 0) {
+    const errors = problems.map((p) => ({ path: `filter.${p.path}`, message: p.message }));
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The filter has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}`,
+      { errors },
+    );
+  }
+  return filter;
+}
+
+/** The columns a request's `filter` and `rate` set; absent ones are left as they are. */
+function deliveryColumns(
+  input: Pick<EndpointCreateRequest, 'filter' | 'rate'>,
+  events: readonly string[],
+  currentFilter: MessageFilter | null,
+) {
+  const filter = input.filter === undefined ? currentFilter : input.filter;
+  return {
+    ...(filter === null
+      ? input.filter === null
+        ? { filter: Prisma.DbNull }
+        : {}
+      : { filter: checkedFilter(filter, events) as Prisma.InputJsonValue }),
+    ...(input.rate === undefined
+      ? {}
+      : {
+          ratePerSecond: input.rate?.perSecond ?? null,
+          maxInFlight: input.rate?.inFlight ?? null,
+        }),
+  };
+}
+
 /**
  * Registers an endpoint and returns it with its signing secret, which is stored (deliveries
  * are signed with it) and never shown again.
@@ -35,6 +72,8 @@ export async function createEndpoint(
   input: EndpointCreateRequest,
 ): Promise<WebhookEndpoint> {
   const url = acceptedUrl(deps, input.url);
+  const events = input.events ?? [...SUBSCRIBABLE_MESSAGE_TYPES];
+  const delivery = deliveryColumns(input, events, null);
   return deps.db.prisma.$transaction(async (tx) => {
     const quota = deps.config.webhooks.endpointQuota;
     await holdWithinQuota(
@@ -54,8 +93,9 @@ export async function createEndpoint(
         accountId,
         url,
         description: input.description ?? null,
-        events: input.events ?? [...SUBSCRIBABLE_MESSAGE_TYPES],
+        events,
         secret: generateSigningSecret(),
+        ...delivery,
       },
     });
   });
@@ -88,8 +128,13 @@ export async function updateEndpoint(
   id: string,
   input: EndpointUpdateRequest,
 ): Promise<WebhookEndpoint> {
-  await getEndpoint(deps, accountId, id);
+  const current = await getEndpoint(deps, accountId, id);
   const url = input.url === undefined ? undefined : acceptedUrl(deps, input.url);
+  const delivery = deliveryColumns(
+    input,
+    input.events ?? current.events,
+    current.filter as MessageFilter | null,
+  );
   const toggled =
     input.enabled === undefined
       ? {}
@@ -100,6 +145,7 @@ export async function updateEndpoint(
       ...(url === undefined ? {} : { url }),
       ...(input.events === undefined ? {} : { events: input.events }),
       ...(input.description === undefined ? {} : { description: input.description }),
+      ...delivery,
       ...toggled,
     },
   });

@@ -201,9 +201,15 @@ async function applyTogether(
         outbox: [],
       };
       const results = await applyInRounds(scope, plans);
+      const lines = new Map(
+        plans.flatMap(({ head, followers }) =>
+          [head.row, ...followers.map(({ row }) => row)].map((row) => [row.id, row.orderKeys]),
+        ),
+      );
       const deliveries = await recordMessages(
         tx,
         scope.outbox,
+        (eventId) => lines.get(eventId) ?? [],
         context.config.webhooks.retryScheduleMs[0] ?? 0,
       );
       const outcomes = [

@@ -1,5 +1,5 @@
 import type { WorkerConfig } from '@ingest/config';
-import { webhookIdOf, DAY_MS } from '@ingest/contracts';
+import { webhookIdOf } from '@ingest/contracts';
 import type { Database } from '@ingest/db';
 import type { Logger } from '@ingest/logger';
 import { inSpan } from '@ingest/observability';
@@ -9,87 +9,36 @@ import {
   RetryDeliveryLater,
   retryDelayMs,
   type DeliveryJobData,
+  type DeliveryQueue,
 } from '@ingest/queue';
 import { signDelivery } from '@ingest/signatures';
-import { sendAttempt, targetPolicyOf } from '@ingest/webhook-delivery';
-import type { Job } from 'bullmq';
+import {
+  sendAttempt,
+  targetPolicyOf,
+  type EndpointLimiter,
+  type EndpointLimits,
+} from '@ingest/webhook-delivery';
+import { DelayedError, type Job } from 'bullmq';
 import type { WorkerMetrics } from '../metrics.js';
 import { attemptLabelOf, describeOutcome, verdictOf } from './delivery-verdict.js';
+import { tellPaused } from './endpoint-paused.js';
+import { dueDelivery, type DueDelivery } from './due-delivery.js';
 import { recordAttempt } from './record-attempt.js';
 
 /** Receivers see who calls them. */
 export const DELIVERY_USER_AGENT = 'ingest-webhooks/1.0 (+Standard Webhooks)';
 
 export interface DeliveryDeps {
-  config: Pick<WorkerConfig, 'webhooks'>;
+  config: Pick<WorkerConfig, 'webhooks' | 'jobs'>;
   db: Database;
+  deliveryQueue: DeliveryQueue;
+  /** Each endpoint's rate and in-flight limits, held across every delivery worker. */
+  limiter: EndpointLimiter;
   logger: Logger;
-  metrics: Pick<WorkerMetrics, 'deliveryAttempts' | 'deliverySeconds' | 'endpointsDisabled'>;
-}
-
-interface DueDelivery {
-  id: string;
-  status: string;
-  attempts: number;
-  message: { id: string; body: string };
-  endpoint: {
-    id: string;
-    url: string;
-    enabled: boolean;
-    secret: string;
-    previousSecret: string | null;
-    previousSecretExpiresAt: Date | null;
-  };
-}
-
-/** The statement's row: the delivery's columns, then its message's and its endpoint's. */
-interface DueDeliveryRow {
-  id: string;
-  status: string;
-  attempts: number;
-  messageId: string;
-  body: string;
-  endpointId: string;
-  url: string;
-  enabled: boolean;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-}
-
-/**
- * A delivery with its message and endpoint, in one prepared statement: every attempt
- * starts here, and Prisma's `findUnique` with `include` would cost several.
- */
-async function dueDelivery(db: Database, deliveryId: string): Promise<DueDelivery | undefined> {
-  const { rows } = await db.pool.query<DueDeliveryRow>({
-    name: 'due-delivery',
-    text: `SELECT d.id, d.status, d.attempts, m.id AS "messageId", m.body,
-                  e.id AS "endpointId", e.url, e.enabled, e.secret,
-                  e.previous_secret AS "previousSecret",
-                  e.previous_secret_expires_at AS "previousSecretExpiresAt"
-           FROM webhook_deliveries d
-           JOIN webhook_messages m ON m.id = d.message_id
-           JOIN webhook_endpoints e ON e.id = d.endpoint_id
-           WHERE d.id = $1::uuid`,
-    values: [deliveryId],
-  });
-  const [row] = rows;
-  if (row === undefined) return undefined;
-  return {
-    id: row.id,
-    status: row.status,
-    attempts: row.attempts,
-    message: { id: row.messageId, body: row.body },
-    endpoint: {
-      id: row.endpointId,
-      url: row.url,
-      enabled: row.enabled,
-      secret: row.secret,
-      previousSecret: row.previousSecret,
-      previousSecretExpiresAt: row.previousSecretExpiresAt,
-    },
-  };
+  metrics: Pick<
+    WorkerMetrics,
+    'deliveryAttempts' | 'deliverySeconds' | 'endpointsDisabled' | 'endpointsPaused'
+  >;
 }
 
 /** The secrets a delivery is signed with: the endpoint's, and a rotated-out one while it overlaps. */
@@ -108,9 +57,13 @@ function secretsOf(
  * the record, attempts counted included; the job only says which one is due. A failed
  * attempt throws RetryDeliveryLater with the schedule's wait, so that BullMQ makes the
  * next one then (the worker's backoff strategy); one that ends the delivery (a success, a
- * 410, the schedule's last attempt) returns. A worker that dies
- * mid-attempt leaves the job to be taken again: a receiver may get a message twice, with
- * the same webhook-id (at least once).
+ * 410, the schedule's last attempt) returns. A worker that dies mid-attempt leaves the job
+ * to be taken again: a receiver may get a message twice, with the same webhook-id (at
+ * least once).
+ *
+ * Before an attempt, a delivery may wait, which costs it no attempt: held while its
+ * endpoint is paused (the job ends; resuming queues it again), and delayed while an
+ * earlier delivery of its line is unfinished or the endpoint's limits are reached.
  */
 export function createDeliveryJobProcessor(deps: DeliveryDeps) {
   const { webhooks } = deps.config;
@@ -118,9 +71,11 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
     policy: targetPolicyOf(webhooks),
     limits: { timeoutMs: webhooks.timeoutMs, maxResponseBytes: webhooks.responseMaxBytes },
   };
-  return async (job: Pick<Job<DeliveryJobData>, 'data'>): Promise<void> => {
+  // A lease outlives any attempt, so that a dead worker's slot frees itself.
+  const leaseMs = webhooks.timeoutMs + LEASE_MARGIN_MS;
+  return async (job: Job<DeliveryJobData>, token?: string): Promise<void> => {
     const delivery = await dueDelivery(deps.db, job.data.deliveryId);
-    // Gone with its endpoint (deleted), or already finished (a job run twice).
+    // Gone with its endpoint (deleted), held, or already finished (a job run twice).
     if (delivery === undefined || delivery.status !== 'pending') return;
     const { endpoint } = delivery;
     if (!endpoint.enabled) {
@@ -130,16 +85,68 @@ export function createDeliveryJobProcessor(deps: DeliveryDeps) {
       });
       return;
     }
+    // A ping goes through a pause: it is how an owner checks the receiver is back.
+    if (endpoint.paused && delivery.message.type !== 'ping') {
+      if (await holdDelivery(deps.db, delivery.id, endpoint.id)) return;
+      await waitBefore(job, token, 0); // resumed since it was read: due again at once
+    }
+    if (delivery.behind !== null) {
+      const dueInMs = (delivery.behind.dueAt?.getTime() ?? 0) - Date.now();
+      await waitBefore(job, token, Math.min(Math.max(dueInMs, IN_LINE_POLL_MS), IN_LINE_MAX_MS));
+    }
+    const admission = await deps.limiter.acquire(
+      endpoint.id,
+      delivery.id,
+      endpoint.limits,
+      leaseMs,
+    );
+    if (!admission.granted) await waitBefore(job, token, admission.retryInMs);
 
     const attributes = {
       'ingest.delivery.id': delivery.id,
       'ingest.endpoint.id': endpoint.id,
       'ingest.delivery.attempt': delivery.attempts + 1,
     };
-    await inSpan('webhook.delivery_attempt', attributes, (span) =>
-      attemptDelivery(deps, sending, delivery, span),
-    );
+    try {
+      await inSpan('webhook.delivery_attempt', attributes, (span) =>
+        attemptDelivery(deps, sending, delivery, span),
+      );
+    } finally {
+      if (isLimited(endpoint.limits)) await deps.limiter.release(endpoint.id, delivery.id);
+    }
   };
+}
+
+const isLimited = (limits: EndpointLimits) => limits.perSecond !== null || limits.inFlight !== null;
+
+/** How soon a delivery behind an unfinished one of its line looks again, and at most how late. */
+const IN_LINE_POLL_MS = 250;
+const IN_LINE_MAX_MS = 60_000;
+const LEASE_MARGIN_MS = 5_000;
+
+/** Puts the job back in the queue, due in `ms`, without counting an attempt (BullMQ's DelayedError). */
+async function waitBefore(job: Job, token: string | undefined, ms: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + Math.max(1, Math.ceil(ms)), token);
+  throw new DelayedError();
+}
+
+/**
+ * A delivery to a paused endpoint waits in PostgreSQL, with no job, until a resume. It is
+ * held only while the endpoint is still paused, under a share lock of its row: a resume
+ * (which updates that row, then releases what is held) either sees it held or makes this
+ * hold nothing. False when it held nothing.
+ */
+async function holdDelivery(db: Database, deliveryId: string, endpointId: string) {
+  const { rowCount } = await db.pool.query({
+    name: 'hold-delivery',
+    text: `WITH paused AS (
+             SELECT id FROM webhook_endpoints
+             WHERE id = $2::uuid AND paused_at IS NOT NULL FOR SHARE)
+           UPDATE webhook_deliveries SET status = 'held', next_attempt_at = NULL
+           WHERE id = $1::uuid AND status = 'pending' AND EXISTS (SELECT 1 FROM paused)`,
+    values: [deliveryId, endpointId],
+  });
+  return rowCount === 1;
 }
 
 /** Where deliveries may go, and how long and how much of an answer is waited for. */
@@ -179,25 +186,37 @@ async function attemptDelivery(
   deps.metrics.deliverySeconds.observe({ outcome: label }, outcome.latencyMs / 1000);
   const attempt = delivery.attempts + 1;
   const last = isLastDelivery(webhooks.retryScheduleMs, attempt);
-  const waitMs = retryDelayMs(webhooks.retryScheduleMs, attempt);
+  const retryAfterMs = outcome.kind === 'answered' ? (outcome.retryAfterMs ?? 0) : 0;
+  const waitMs = Math.max(retryDelayMs(webhooks.retryScheduleMs, attempt), retryAfterMs);
+  // A limited endpoint's Retry-After holds every delivery to it; any other's, this one.
+  if (retryAfterMs > 0 && isLimited(endpoint.limits))
+    await deps.limiter.holdFor(endpoint.id, retryAfterMs);
   const at = new Date();
-  const disabled = await recordAttempt(deps.db, {
+  const judged = await recordAttempt(deps.db, {
     deliveryId: delivery.id,
     endpointId: endpoint.id,
     outcome,
     verdict,
     nextAttemptAt: verdict === 'retry' && !last ? new Date(at.getTime() + waitMs) : null,
-    disableFailingSince: new Date(at.getTime() - webhooks.disableAfterDays * DAY_MS),
+    pauseFailingSince: new Date(at.getTime() - webhooks.breakerAfterMs),
     at,
   });
-  if (disabled) {
-    deps.metrics.endpointsDisabled.inc({ reason: verdict === 'gone' ? 'gone' : 'failing' });
+  if (judged === 'disabled') {
+    deps.metrics.endpointsDisabled.inc({ reason: 'gone' });
     deps.logger.warn(
       { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
       'webhook endpoint disabled',
     );
   }
-  if (verdict === 'retry' && !last && !disabled) {
+  if (judged === 'paused') {
+    deps.metrics.endpointsPaused.inc();
+    deps.logger.warn(
+      { endpointId: endpoint.id, outcome: describeOutcome(outcome) },
+      'webhook endpoint paused by the breaker',
+    );
+    await tellPaused(deps, { id: endpoint.id, accountId: endpoint.accountId, url: endpoint.url });
+  }
+  if (verdict === 'retry' && !last && judged === undefined) {
     throw new RetryDeliveryLater(describeOutcome(outcome), waitMs);
   }
 }

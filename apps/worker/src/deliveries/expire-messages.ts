@@ -21,7 +21,7 @@ const BATCHES_PER_CALL = 5;
 /**
  * Deletes outgoing webhook messages older than the retention (by `created_at`, oldest
  * first) with their deliveries, a bounded number per call. A message with a delivery still
- * pending stays until that delivery succeeds or fails. Safe in every worker process at
+ * pending or held stays until that delivery succeeds or fails. Safe in every worker process at
  * once: each skips the messages another has locked.
  */
 export async function expireWebhookMessages(
@@ -58,7 +58,7 @@ async function expireBatch(
       text: `SELECT m.id FROM webhook_messages m
              WHERE m.created_at < now() - make_interval(days => $1)
                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                               WHERE d.message_id = m.id AND d.status = 'pending')
+                               WHERE d.message_id = m.id AND d.status IN ('pending', 'held'))
              ORDER BY m.created_at
              LIMIT $2
              FOR UPDATE OF m SKIP LOCKED`,
@@ -71,7 +71,7 @@ async function expireBatch(
       text: `WITH doomed AS (
                SELECT c.id FROM unnest($1::uuid[]) AS c(id)
                WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d
-                                 WHERE d.message_id = c.id AND d.status = 'pending')
+                                 WHERE d.message_id = c.id AND d.status IN ('pending', 'held'))
              ), deliveries AS (
                DELETE FROM webhook_deliveries d USING doomed
                WHERE d.message_id = doomed.id RETURNING 1

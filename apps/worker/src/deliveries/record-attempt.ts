@@ -10,8 +10,8 @@ export interface AttemptRecord {
   verdict: Verdict;
   /** When the next attempt is due; null when this was the last. */
   nextAttemptAt: Date | null;
-  /** An endpoint failing since before this, without a success, is disabled. */
-  disableFailingSince: Date;
+  /** An endpoint failing since before this, without a success, is paused (the breaker). */
+  pauseFailingSince: Date;
   at: Date;
 }
 
@@ -30,16 +30,21 @@ function answerFields(outcome: AttemptOutcome): [number | null, number, string |
  * each way, so atomically and without holding a connection across round trips: a delivery
  * worker runs many attempts at once on a small pool, which interactive transactions would
  * exhaust. A success ends the endpoint's failure streak; a failure starts one (or goes on
- * with it) and disables the endpoint once it is too old; a 410 disables it at once. Returns
- * whether this attempt disabled the endpoint.
+ * with it) and pauses the endpoint once it is older than WEBHOOK_BREAKER_AFTER; a 410
+ * disables it at once. Returns what this attempt did to the endpoint, if anything.
  */
-export async function recordAttempt(db: Database, record: AttemptRecord): Promise<boolean> {
+export async function recordAttempt(
+  db: Database,
+  record: AttemptRecord,
+): Promise<EndpointJudgement | undefined> {
   if (record.verdict === 'succeeded') {
     await recordSuccess(db, record);
-    return false;
+    return undefined;
   }
   return recordFailure(db, record);
 }
+
+export type EndpointJudgement = 'disabled' | 'paused';
 
 async function recordSuccess(db: Database, record: AttemptRecord): Promise<void> {
   await db.pool.query({
@@ -60,49 +65,64 @@ async function recordSuccess(db: Database, record: AttemptRecord): Promise<void>
 /**
  * The endpoint's row is judged and updated once (its old `failing_since` decides), and
  * the delivery is updated from that judgement. A delivery ends with a 410, its last
- * attempt, or its endpoint disabled; otherwise it stays pending until `nextAttemptAt`.
+ * attempt, or its endpoint disabled; it is held when its endpoint is paused; otherwise it
+ * stays pending until `nextAttemptAt`.
  */
-async function recordFailure(db: Database, record: AttemptRecord): Promise<boolean> {
+async function recordFailure(
+  db: Database,
+  record: AttemptRecord,
+): Promise<EndpointJudgement | undefined> {
   const { verdict, at } = record;
   const [responseStatus, latencyMs, responseBody] = answerFields(record.outcome);
-  // $4: whether the endpoint is to be disabled, from its failure streak as it stands
-  // under the row lock (its old failing_since).
-  const { rows } = await db.pool.query<{ disabledNow: boolean }>({
+  // $4: a 410, which disables the endpoint; $5: the breaker's bound on its failure streak
+  // as it stands under the row lock (its old failing_since).
+  const { rows } = await db.pool.query<{ judgement: EndpointJudgement | null }>({
     name: 'record-delivery-failure',
-    text: `WITH judged AS (
+    text: `WITH old AS (
+             SELECT id, enabled, paused_at, COALESCE(failing_since, $3::timestamptz) AS since
+             FROM webhook_endpoints WHERE id = $2::uuid FOR UPDATE
+           ),
+           judged AS (
              UPDATE webhook_endpoints e
-             SET failing_since = COALESCE(e.failing_since, $3::timestamptz),
-                 enabled = e.enabled AND NOT ($4::boolean OR COALESCE(e.failing_since, $3) <= $5),
-                 disabled_reason = CASE
-                   WHEN NOT e.enabled THEN e.disabled_reason
-                   WHEN $4 THEN 'the receiver answered 410 Gone at ' || $6::text
-                   WHEN COALESCE(e.failing_since, $3) <= $5 THEN 'every delivery failed since '
-                     || to_char(COALESCE(e.failing_since, $3) AT TIME ZONE 'UTC',
-                                'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-                     || ' (WEBHOOK_DISABLE_AFTER_DAYS)'
+             SET failing_since = o.since,
+                 enabled = o.enabled AND NOT $4::boolean,
+                 disabled_reason = CASE WHEN o.enabled AND $4
+                   THEN 'the receiver answered 410 Gone at ' || $6::text
                    ELSE e.disabled_reason END,
-                 disabled_at = CASE WHEN e.enabled AND ($4 OR COALESCE(e.failing_since, $3) <= $5)
-                   THEN $3 ELSE e.disabled_at END
-             WHERE e.id = $2::uuid
-             RETURNING NOT e.enabled AND e.disabled_at = $3 AS disabled_now, e.disabled_reason
+                 disabled_at = CASE WHEN o.enabled AND $4 THEN $3 ELSE e.disabled_at END,
+                 paused_at = CASE WHEN o.enabled AND NOT $4 AND o.paused_at IS NULL
+                   AND o.since <= $5::timestamptz THEN $3 ELSE e.paused_at END,
+                 paused_reason = CASE WHEN o.enabled AND NOT $4 AND o.paused_at IS NULL
+                   AND o.since <= $5 THEN 'every attempt failed since '
+                     || to_char(o.since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+                     || ' (WEBHOOK_BREAKER_AFTER)'
+                   ELSE e.paused_reason END
+             FROM old o
+             WHERE e.id = o.id
+             RETURNING CASE WHEN o.enabled AND NOT e.enabled THEN 'disabled'
+                            WHEN o.paused_at IS NULL AND e.paused_at IS NOT NULL THEN 'paused'
+                       END AS judgement,
+                       e.enabled, e.paused_at IS NOT NULL AS paused, e.disabled_reason
            )
            UPDATE webhook_deliveries d
-           SET status = CASE WHEN $7::boolean OR j.disabled_now THEN 'failed' ELSE 'pending' END,
+           SET status = CASE WHEN $7::boolean OR NOT j.enabled THEN 'failed'
+                             WHEN j.paused THEN 'held' ELSE 'pending' END,
                attempts = d.attempts + 1,
-               next_attempt_at = CASE WHEN $7 OR j.disabled_now THEN NULL ELSE $8::timestamptz END,
+               next_attempt_at = CASE WHEN $7 OR NOT j.enabled OR j.paused
+                 THEN NULL ELSE $8::timestamptz END,
                response_status = $9::int, latency_ms = $10::int, response_body = $11::text,
-               error = $12::text || CASE WHEN j.disabled_now
+               error = $12::text || CASE WHEN NOT j.enabled
                  THEN '; the endpoint is disabled: ' || j.disabled_reason ELSE '' END,
-               finished_at = CASE WHEN $7 OR j.disabled_now THEN $3 ELSE NULL END
+               finished_at = CASE WHEN $7 OR NOT j.enabled THEN $3 ELSE NULL END
            FROM judged j
            WHERE d.id = $1::uuid
-           RETURNING j.disabled_now AS "disabledNow"`,
+           RETURNING j.judgement`,
     values: [
       record.deliveryId,
       record.endpointId,
       at,
       verdict === 'gone',
-      record.disableFailingSince,
+      record.pauseFailingSince,
       at.toISOString(),
       verdict !== 'retry' || record.nextAttemptAt === null,
       record.nextAttemptAt,
@@ -112,5 +132,5 @@ async function recordFailure(db: Database, record: AttemptRecord): Promise<boole
       describeOutcome(record.outcome),
     ],
   });
-  return rows[0]?.disabledNow ?? false;
+  return rows[0]?.judgement ?? undefined;
 }

@@ -168,7 +168,7 @@ export interface paths {
     delete: operations['deleteEndpoint'];
     options?: never;
     head?: never;
-    /** Change a webhook endpoint's url, event types, description or enabled state */
+    /** Change a webhook endpoint's url, event types, description, filter, rate or enabled state */
     patch: operations['updateEndpoint'];
     trace?: never;
   };
@@ -183,6 +183,40 @@ export interface paths {
     put?: never;
     /** Give a webhook endpoint a new signing secret, shown in this response only; deliveries also carry the old one's signature until previousSecretExpiresAt */
     post: operations['rotateEndpointSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhooks/endpoints/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Hold a webhook endpoint's deliveries until it is resumed: none fails or is lost, and a ping still goes through */
+    post: operations['pauseEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/webhooks/endpoints/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused webhook endpoint (by its owner or the breaker): what waited is delivered, in order within each slug */
+    post: operations['resumeEndpoint'];
     delete?: never;
     options?: never;
     head?: never;
@@ -937,6 +971,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'endpoint.paused': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * One of the account's endpoints was paused by the breaker: its deliveries wait until it is resumed (POST /api/webhooks/endpoints/{id}/resume). Sent to the account's other endpoints that subscribe to it
+     * @description Version 1 of `endpoint.paused` (see GET /api/event-types): POSTed to an endpoint, signed with its secret; delivered at least once, not in order.
+     */
+    post: operations['receiveEndpointPausedMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   ping: {
     parameters: {
       query?: never;
@@ -1037,6 +1091,12 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    EndpointRateInput: {
+      /** @description At most this many attempts in any second, across every delivery worker */
+      perSecond?: number | null;
+      /** @description At most this many attempts at once, across every delivery worker */
+      inFlight?: number | null;
     };
     /**
      * @example {
@@ -1312,6 +1372,23 @@ export interface components {
       timestamp: string;
       data: components['schemas']['HighlightChangeInput'];
     };
+    EndpointPausedMessageInput: {
+      /** @constant */
+      type: 'endpoint.paused';
+      /**
+       * Format: date-time
+       * @description When the change was applied
+       */
+      timestamp: string;
+      data: {
+        /** Format: uuid */
+        endpointId: string;
+        url: string;
+        /** Format: date-time */
+        pausedAt: string;
+        reason: string;
+      };
+    };
     PingMessageInput: {
       /** @constant */
       type: 'ping';
@@ -1326,6 +1403,41 @@ export interface components {
         url: string;
       };
     };
+    /** @description Which messages an endpoint receives: one form an object, { field, eq }, { field, prefix }, { field, in }, { field, exists }, { and: [...] }, { or: [...] } or { not }. A field names a path among the message type's `filterFields` (GET /api/event-types); one missing from a message counts as null. At most 6 levels deep and 64 filters in all. */
+    MessageFilterInput:
+      | {
+          /** @description A dot-separated path into the body, among the type's `filterFields` */
+          field: string;
+          /** @description Equal, with no conversion; a missing field equals null */
+          eq: string | number | boolean | null;
+        }
+      | {
+          /** @description A dot-separated path into the body, among the type's `filterFields` */
+          field: string;
+          /** @description A string value starting with it; other values never do */
+          prefix: string;
+        }
+      | {
+          /** @description A dot-separated path into the body, among the type's `filterFields` */
+          field: string;
+          /** @description Equal to any of them */
+          in: (string | number | boolean | null)[];
+        }
+      | {
+          /** @description A dot-separated path into the body, among the type's `filterFields` */
+          field: string;
+          /** @description true: present and not null; false: the opposite */
+          exists: boolean;
+        }
+      | {
+          and: components['schemas']['MessageFilterInput'][];
+        }
+      | {
+          or: components['schemas']['MessageFilterInput'][];
+        }
+      | {
+          not: components['schemas']['MessageFilterInput'];
+        };
     /**
      * @example {
      *       "name": "CMS publisher",
@@ -1359,7 +1471,15 @@ export interface components {
      *         "article.created",
      *         "article.updated"
      *       ],
-     *       "description": "Search index"
+     *       "description": "Search index",
+     *       "filter": {
+     *         "field": "data.article.category",
+     *         "eq": "News"
+     *       },
+     *       "rate": {
+     *         "perSecond": 20,
+     *         "inFlight": 4
+     *       }
      *     }
      */
     EndpointCreateRequestInput: {
@@ -1373,8 +1493,13 @@ export interface components {
         | 'highlight.created'
         | 'highlight.updated'
         | 'highlight.deleted'
+        | 'endpoint.paused'
       )[];
       description?: string;
+      /** @description Deliver only the messages this predicate passes (null: every message of its types); see filterFields in GET /api/event-types */
+      filter?: components['schemas']['MessageFilterInput'] | null;
+      /** @description Attempts a second and at once; messages over it wait, in order (null: no limit) */
+      rate?: components['schemas']['EndpointRateInput'] | null;
     };
     /**
      * @example {
@@ -1391,10 +1516,15 @@ export interface components {
         | 'highlight.created'
         | 'highlight.updated'
         | 'highlight.deleted'
+        | 'endpoint.paused'
       )[];
       description?: string | null;
-      /** @description false pauses deliveries; true resumes them, also after the service disabled the endpoint */
+      /** @description false ends deliveries (those due fail); true turns them on again, also after the service disabled the endpoint. To hold deliveries instead, pause it */
       enabled?: boolean;
+      /** @description Deliver only the messages this predicate passes (null: every message of its types); see filterFields in GET /api/event-types */
+      filter?: components['schemas']['MessageFilterInput'] | null;
+      /** @description Attempts a second and at once; messages over it wait, in order (null: no limit) */
+      rate?: components['schemas']['EndpointRateInput'] | null;
     };
     /**
      * @example {
@@ -2044,6 +2174,23 @@ export interface components {
       disabledAt: string | null;
       /** @description The first failed attempt since the last success; null while deliveries succeed */
       failingSince: string | null;
+      /**
+       * @description enabled: delivering; failing: delivering, every attempt failing since failingSince; paused: deliveries wait, held, until it is resumed (by the breaker or its owner); disabled: none are made (by its owner, or a 410)
+       * @enum {string}
+       */
+      state: 'enabled' | 'failing' | 'paused' | 'disabled';
+      pausedAt: string | null;
+      /** @description Why it is paused: the breaker (every attempt failed for WEBHOOK_BREAKER_AFTER) or its owner */
+      pausedReason: string | null;
+      /** @description The MessageFilter it was given; null: every message of its types */
+      filter: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Its limits; null: none */
+      rate: {
+        perSecond: number | null;
+        inFlight: number | null;
+      } | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -2061,6 +2208,23 @@ export interface components {
       disabledAt: string | null;
       /** @description The first failed attempt since the last success; null while deliveries succeed */
       failingSince: string | null;
+      /**
+       * @description enabled: delivering; failing: delivering, every attempt failing since failingSince; paused: deliveries wait, held, until it is resumed (by the breaker or its owner); disabled: none are made (by its owner, or a 410)
+       * @enum {string}
+       */
+      state: 'enabled' | 'failing' | 'paused' | 'disabled';
+      pausedAt: string | null;
+      /** @description Why it is paused: the breaker (every attempt failed for WEBHOOK_BREAKER_AFTER) or its owner */
+      pausedReason: string | null;
+      /** @description The MessageFilter it was given; null: every message of its types */
+      filter: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Its limits; null: none */
+      rate: {
+        perSecond: number | null;
+        inFlight: number | null;
+      } | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
@@ -2087,10 +2251,10 @@ export interface components {
       /** @description The outgoing event type, or `ping` */
       type: string;
       /**
-       * @description pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
+       * @description pending: an attempt is due; held: its endpoint is paused, and it waits for a resume; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
        * @enum {string}
        */
-      status: 'pending' | 'succeeded' | 'failed';
+      status: 'pending' | 'held' | 'succeeded' | 'failed';
       attempts: number;
       nextAttemptAt: string | null;
       /** @description The last answer's status */
@@ -2122,12 +2286,27 @@ export interface components {
       disabledAt: string | null;
       /** @description The first failed attempt since the last success; null while deliveries succeed */
       failingSince: string | null;
+      /**
+       * @description enabled: delivering; failing: delivering, every attempt failing since failingSince; paused: deliveries wait, held, until it is resumed (by the breaker or its owner); disabled: none are made (by its owner, or a 410)
+       * @enum {string}
+       */
+      state: 'enabled' | 'failing' | 'paused' | 'disabled';
+      pausedAt: string | null;
+      /** @description Why it is paused: the breaker (every attempt failed for WEBHOOK_BREAKER_AFTER) or its owner */
+      pausedReason: string | null;
+      /** @description The MessageFilter it was given; null: every message of its types */
+      filter: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Its limits; null: none */
+      rate: {
+        perSecond: number | null;
+        inFlight: number | null;
+      } | null;
       /** Format: date-time */
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
-      /** @enum {string} */
-      state: 'enabled' | 'failing' | 'disabled';
       account: {
         /** Format: uuid */
         id: string;
@@ -2166,10 +2345,10 @@ export interface components {
       /** @description The outgoing event type, or `ping` */
       type: string;
       /**
-       * @description pending: an attempt is due; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
+       * @description pending: an attempt is due; held: its endpoint is paused, and it waits for a resume; succeeded: a 2xx answer; failed: out of attempts, a 410, or the endpoint was disabled
        * @enum {string}
        */
-      status: 'pending' | 'succeeded' | 'failed';
+      status: 'pending' | 'held' | 'succeeded' | 'failed';
       attempts: number;
       nextAttemptAt: string | null;
       /** @description The last answer's status */
@@ -2488,6 +2667,7 @@ export interface components {
         | 'highlight.created'
         | 'highlight.updated'
         | 'highlight.deleted'
+        | 'endpoint.paused'
         | 'ping';
       /** @description Grows by one with every change that could break a sender or receiver relying on the previous one; adding an optional field is not one */
       version: number;
@@ -2498,6 +2678,8 @@ export interface components {
       messageSchema: {
         [key: string]: unknown;
       };
+      /** @description The paths an endpoint's `filter` may name for this type, dot-separated (`data.article.category`): the body's fields holding a string, a number, a boolean or null, outside any array */
+      filterFields: string[];
     };
     EventCatalog: {
       incoming: components['schemas']['IncomingEventType'][];
@@ -4595,6 +4777,308 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['EndpointSecretRotated'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  pauseEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint, paused */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Endpoint'];
+        };
+      };
+      /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
+      400: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAUTHENTICATED */
+      401: {
+        headers: {
+          /** @description The schemes this operation takes */
+          'www-authenticate'?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: NOT_FOUND, ARTICLE_NOT_FOUND, HIGHLIGHT_NOT_FOUND */
+      404: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: METHOD_NOT_ALLOWED, for a method this path does not take */
+      405: {
+        headers: {
+          /** @description The methods this path takes */
+          allow?: string;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: URI_TOO_LONG (a path parameter past 256 characters) */
+      414: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNSUPPORTED_MEDIA_TYPE (not application/json, or not UTF-8) */
+      415: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: RATE_LIMITED (admission control: the account or address holds more than its share of a full API, and its own queue stood too long; or a rate limit) */
+      429: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description Requests allowed in the window */
+          'ratelimit-limit'?: number;
+          /** @description Requests left in the window */
+          'ratelimit-remaining'?: number;
+          /** @description Seconds until the window resets */
+          'ratelimit-reset'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: INTERNAL_ERROR */
+      500: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Error: UNAVAILABLE (admission control: the API full for everyone; or the database away) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before trying again */
+          'retry-after'?: number;
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resumeEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+        'x-request-id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint, delivering again */
+      200: {
+        headers: {
+          /** @description The request id, also in the problem document of an error: quote it to an operator. A valid one the caller sent (1-128 of A-Z a-z 0-9 . _ : -) is kept */
+          'x-request-id': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Endpoint'];
         };
       };
       /** @description Error: VALIDATION_FAILED (a parameter, unknown query parameters included), INVALID_JSON */
@@ -8225,8 +8709,8 @@ export interface operations {
   listAllEndpoints: {
     parameters: {
       query?: {
-        /** @description enabled: delivering; failing: enabled, every delivery failing since `failingSince`; disabled: by its owner or by the service */
-        state?: 'enabled' | 'failing' | 'disabled';
+        /** @description enabled: delivering; failing: enabled, every delivery failing since `failingSince`; paused: deliveries held until it is resumed; disabled: by its owner or by the service */
+        state?: 'enabled' | 'failing' | 'paused' | 'disabled';
         accountId?: string;
         limit?: number;
         /** @description `nextCursor` of the previous page */
@@ -8354,7 +8838,7 @@ export interface operations {
         type?: string;
         /** @description The incoming event whose change it tells of */
         eventId?: string;
-        status?: 'pending' | 'succeeded' | 'failed';
+        status?: 'pending' | 'held' | 'succeeded' | 'failed';
         limit?: number;
         /** @description `nextCursor` of the previous page */
         cursor?: string;
@@ -10481,6 +10965,49 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['HighlightDeletedMessageInput'];
+      };
+    };
+    responses: {
+      /** @description Gone: the delivery fails and the endpoint is disabled */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: the delivery succeeded, and the endpoint's failure streak ends */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: the delivery is tried again on the retry schedule (about 27 hours), then fails */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveEndpointPausedMessage: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The message id (`msg_...`): the same on every attempt and resend of a message, so drop one seen before */
+        'webhook-id': string;
+        /** @description Seconds since the epoch when this attempt was signed: refuse one far from your clock */
+        'webhook-timestamp': string;
+        /** @description `v1,<base64 HMAC-SHA256 of "id.timestamp.body" with the endpoint's secret>`; several, space-separated, while a rotation of the secret overlaps */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EndpointPausedMessageInput'];
       };
     };
     responses: {

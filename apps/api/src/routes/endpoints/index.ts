@@ -24,6 +24,7 @@ import {
 } from '../../services/webhook-endpoints.js';
 import { listDeliveries, pingEndpoint, resendDelivery } from '../../services/webhook-deliveries.js';
 import { presentEndpoint } from '../../services/present-endpoint.js';
+import { pauseEndpoint, resumeEndpoint } from '../../services/endpoint-pauses.js';
 
 /** /api/webhooks/endpoints: where an account's content changes are delivered, managed with its bearer token. */
 export const endpointRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (app, { deps }) => {
@@ -93,7 +94,8 @@ export const endpointRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (a
       bodyLimit,
       schema: {
         operationId: 'updateEndpoint',
-        summary: "Change a webhook endpoint's url, event types, description or enabled state",
+        summary:
+          "Change a webhook endpoint's url, event types, description, filter, rate or enabled state",
         tags,
         security,
         params: EndpointIdParamsSchema,
@@ -133,6 +135,42 @@ export const endpointRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = async (a
         previousSecretExpiresAt: endpoint.previousSecretExpiresAt?.toISOString() ?? null,
       };
     },
+  );
+
+  app.post(
+    '/:id/pause',
+    {
+      schema: {
+        operationId: 'pauseEndpoint',
+        summary:
+          "Hold a webhook endpoint's deliveries until it is resumed: none fails or is lost, and a ping still goes through",
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        response: { 200: json(EndpointSchema, 'The endpoint, paused'), ...problems(404) },
+      },
+    },
+    async (request) =>
+      presentEndpoint(await pauseEndpoint(deps, principalOf(request).accountId, request.params.id)),
+  );
+
+  app.post(
+    '/:id/resume',
+    {
+      schema: {
+        operationId: 'resumeEndpoint',
+        summary:
+          'Resume a paused webhook endpoint (by its owner or the breaker): what waited is delivered, in order within each slug',
+        tags,
+        security,
+        params: EndpointIdParamsSchema,
+        response: { 200: json(EndpointSchema, 'The endpoint, delivering again'), ...problems(404) },
+      },
+    },
+    async (request) =>
+      presentEndpoint(
+        await resumeEndpoint(deps, principalOf(request).accountId, request.params.id),
+      ),
   );
 
   app.delete(

@@ -21,13 +21,11 @@ import { DELIVERY_FIELDS, deliverAgain, queueDeliveries } from '../webhook-deliv
 type Deps = Pick<ApiDeps, 'db' | 'config' | 'deliveryQueue' | 'logger'>;
 
 const STATE_FILTERS = {
-  enabled: { enabled: true, failingSince: null },
-  failing: { enabled: true, failingSince: { not: null } },
+  enabled: { enabled: true, pausedAt: null, failingSince: null },
+  failing: { enabled: true, pausedAt: null, failingSince: { not: null } },
+  paused: { enabled: true, pausedAt: { not: null } },
   disabled: { enabled: false },
 } as const satisfies Record<AdminEndpoint['state'], Prisma.WebhookEndpointWhereInput>;
-
-const stateOf = (endpoint: WebhookEndpoint): AdminEndpoint['state'] =>
-  !endpoint.enabled ? 'disabled' : endpoint.failingSince === null ? 'enabled' : 'failing';
 
 interface EndpointFigures {
   endpointId: string;
@@ -89,7 +87,6 @@ function presentAdminEndpoint(
       : null;
   return {
     ...presentEndpoint(endpoint),
-    state: stateOf(endpoint),
     account: endpoint.account,
     lastDay: {
       succeeded,
@@ -208,7 +205,7 @@ export async function resendFailed(
       AND NOT EXISTS (
         SELECT 1 FROM webhook_deliveries o
         WHERE o.message_id = d.message_id AND o.endpoint_id = d.endpoint_id
-          AND o.status IN ('pending', 'succeeded'))
+          AND o.status IN ('pending', 'held', 'succeeded'))
     LIMIT ${BULK_RESEND_MAX + 1}`;
   const pairs = matching.slice(0, BULK_RESEND_MAX);
   const created = await deps.db.prisma.$queryRaw<Array<{ id: string }>>`
@@ -220,7 +217,7 @@ export async function resendFailed(
     WHERE NOT EXISTS (
       SELECT 1 FROM webhook_deliveries o
       WHERE o.message_id = p.message_id AND o.endpoint_id = p.endpoint_id
-        AND o.status IN ('pending', 'succeeded'))
+        AND o.status IN ('pending', 'held', 'succeeded'))
     RETURNING id`;
   await queueDeliveries(
     deps,

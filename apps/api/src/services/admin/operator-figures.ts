@@ -17,7 +17,7 @@ async function endpointFigures(pool: pg.Pool) {
   const [counts, failing] = await Promise.all([
     pool.query<{ state: AdminEndpoint['state']; endpoints: number }>({
       name: 'metrics-endpoint-states',
-      text: `SELECT CASE WHEN NOT enabled THEN 'disabled'
+      text: `SELECT CASE WHEN NOT enabled THEN 'disabled' WHEN paused_at IS NOT NULL THEN 'paused'
                          WHEN failing_since IS NULL THEN 'enabled' ELSE 'failing' END AS state,
                     count(*)::int AS endpoints
              FROM webhook_endpoints GROUP BY 1`,
@@ -26,7 +26,7 @@ async function endpointFigures(pool: pg.Pool) {
       name: 'metrics-failing-endpoints',
       text: `SELECT e.id, a.handle, e.failing_since AS since
              FROM webhook_endpoints e JOIN accounts a ON a.id = e.account_id
-             WHERE e.enabled AND e.failing_since IS NOT NULL
+             WHERE e.enabled AND e.paused_at IS NULL AND e.failing_since IS NOT NULL
              ORDER BY e.failing_since LIMIT $1`,
       values: [NAMED_AT_MOST],
     }),
