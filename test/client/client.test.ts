@@ -266,6 +266,45 @@ describe('signatures', () => {
   });
 });
 
+describe('endpoints', () => {
+  it('sets a filter and a rate, refuses an unknown field by its path, pauses and resumes', async () => {
+    const { owner } = await newPublisher(service);
+    const filter = { field: 'data.article.category', eq: 'News' };
+    const endpoint = await owner.endpoints.create({
+      url: 'https://hooks.example.com/client',
+      events: ['article.created'],
+      filter,
+      rate: { perSecond: 10 },
+    });
+    expect(endpoint).toMatchObject({
+      state: 'enabled',
+      filter,
+      rate: { perSecond: 10, inFlight: null },
+    });
+
+    const refused = await owner.endpoints
+      .update(endpoint.id, { filter: { not: { field: 'data.nope', exists: true } } })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(IngestError);
+    expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect((refused as IngestError).errors.map((error) => error.path)).toEqual([
+      'filter.not.field',
+    ]);
+
+    const paused = await owner.endpoints.pause(endpoint.id);
+    expect(paused.state).toBe('paused');
+    expect(paused.pausedAt).not.toBeNull();
+    expect(paused.pausedReason).toEqual(expect.any(String));
+    expect((await owner.endpoints.get(endpoint.id)).state).toBe('paused');
+    const resumed = await owner.endpoints.resume(endpoint.id);
+    expect(resumed).toMatchObject({ state: 'enabled', pausedAt: null, pausedReason: null });
+
+    const cleared = await owner.endpoints.update(endpoint.id, { filter: null, rate: null });
+    expect(cleared).toMatchObject({ filter: null, rate: null });
+    await owner.endpoints.delete(endpoint.id);
+  });
+});
+
 describe('API keys', () => {
   it('creates, lists, rotates and revokes', async () => {
     const { owner, key } = await newPublisher(service);

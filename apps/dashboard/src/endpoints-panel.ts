@@ -1,5 +1,6 @@
-// Every account's webhook endpoints: their state, how the last day's deliveries went, the
-// last error; resend that one delivery, or every failed message of an endpoint.
+// Every account's webhook endpoints: their state (why, when paused), what they are sent
+// (filter, limits), how the last day's deliveries went, the last error; resend that one
+// delivery, or every failed message of an endpoint. Pausing and resuming are the owner's.
 import type { AdminEndpoint, AdminEndpointList } from '@ingest/contracts';
 import { adminApi, ApiError } from './api';
 import { badge, el, fill } from './dom';
@@ -18,6 +19,45 @@ const counts = ({ lastDay }: AdminEndpoint): string =>
   lastDay.succeeded + lastDay.failed + lastDay.pending === 0
     ? 'no deliveries in 24 h'
     : `${lastDay.succeeded} ok · ${lastDay.failed} failed · ${lastDay.pending} pending`;
+
+/** Filters can nest deep: the row shows their start, the tooltip all of it. */
+const FILTER_SHOWN_CHARS = 60;
+
+/** The database keeps a filter's keys shortest first (`eq` before `field`): field reads first. */
+const fieldFirst = (_key: string, value: unknown): unknown => {
+  if (typeof value !== 'object' || value === null || !('field' in value)) return value;
+  const { field, ...test } = value;
+  return { field, ...test };
+};
+
+const filterCell = ({ filter }: AdminEndpoint) => {
+  if (filter === null) return el('td', { class: 'muted', testid: 'endpoint-filter' }, 'all');
+  const json = JSON.stringify(filter, fieldFirst);
+  const shown =
+    json.length > FILTER_SHOWN_CHARS ? `${json.slice(0, FILTER_SHOWN_CHARS - 1)}…` : json;
+  return el('td', { class: 'mono', title: json, testid: 'endpoint-filter' }, shown);
+};
+
+const limits = ({ rate }: AdminEndpoint): string => {
+  if (rate === null) return '—';
+  const parts: string[] = [];
+  if (rate.perSecond !== null) parts.push(`${rate.perSecond}/s`);
+  if (rate.inFlight !== null) parts.push(`${rate.inFlight} at once`);
+  return parts.join(' · ');
+};
+
+const stateCell = (endpoint: AdminEndpoint) => {
+  const since = endpoint.state === 'paused' ? endpoint.pausedAt : endpoint.disabledAt;
+  return el(
+    'td',
+    { title: endpoint.disabledReason ?? undefined, testid: 'endpoint-state' },
+    badge(endpoint.state),
+    since === null ? null : ` since ${formatTime(since)}`,
+    endpoint.state === 'paused' && endpoint.pausedReason !== null
+      ? el('div', { class: 'muted', testid: 'endpoint-paused-reason' }, endpoint.pausedReason)
+      : null,
+  );
+};
 
 /** `onChanged` reads the endpoints again, after a resend. */
 export function createEndpointsPanel(onChanged: () => void): EndpointsPanel {
@@ -71,12 +111,9 @@ export function createEndpointsPanel(onChanged: () => void): EndpointsPanel {
       { testid: 'endpoint-row', 'data-endpoint': endpoint.id, 'data-state': endpoint.state },
       el('td', { class: 'mono', title: endpoint.description ?? undefined }, endpoint.url),
       el('td', {}, endpoint.account.handle),
-      el(
-        'td',
-        { title: endpoint.disabledReason ?? undefined, testid: 'endpoint-state' },
-        badge(endpoint.state),
-        endpoint.disabledAt === null ? null : ` since ${formatTime(endpoint.disabledAt)}`,
-      ),
+      stateCell(endpoint),
+      filterCell(endpoint),
+      el('td', { class: 'num', testid: 'endpoint-limits' }, limits(endpoint)),
       el('td', { class: 'num', testid: 'endpoint-rate' }, rate(endpoint)),
       el('td', { class: 'muted' }, counts(endpoint)),
       el(
@@ -95,6 +132,8 @@ export function createEndpointsPanel(onChanged: () => void): EndpointsPanel {
     'Endpoint',
     'Account',
     'State',
+    'Filter',
+    'Limits',
     'Success (24 h)',
     'Deliveries (24 h)',
     'Last error',

@@ -72,6 +72,26 @@ export class Endpoints {
     );
   }
 
+  /** Holds the endpoint's deliveries, none failed or lost, until `resume`; a ping still goes. */
+  pause(id: string, options?: CallOptions) {
+    return this.caller.data(
+      (fetch) =>
+        this.caller.http.POST('/api/webhooks/endpoints/{id}/pause', { ...this.withId(id), fetch }),
+      'idempotent',
+      options,
+    );
+  }
+
+  /** Delivers what waited while paused (by its owner or the breaker), in order per slug. */
+  resume(id: string, options?: CallOptions) {
+    return this.caller.data(
+      (fetch) =>
+        this.caller.http.POST('/api/webhooks/endpoints/{id}/resume', { ...this.withId(id), fetch }),
+      'idempotent',
+      options,
+    );
+  }
+
   /** Every delivery to the endpoint matching `query`, newest first, page by page. */
   deliveries(id: string, query: DeliveryQuery = {}, options?: CallOptions) {
     return this.caller.pages(

@@ -17,6 +17,7 @@ export type {
   EventData,
   ReceiptQuery,
   DeliveryQuery,
+  MessageFilter,
 } from './types.js';
 export { IngestError, type IngestErrorDetails, type FieldError } from './errors.js';
 export { type RetryOptions } from './retry.js';

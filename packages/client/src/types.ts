@@ -22,6 +22,8 @@ export type BatchEvent = JsonBody<'/api/webhooks/content/batch', 'post'>['events
 export type ReceiptQuery = NonNullable<
   paths['/api/webhooks/content']['get']['parameters']['query']
 >;
+/** What an endpoint's `filter` is: a predicate over an outgoing message's body. */
+export type MessageFilter = Schemas['MessageFilterInput'];
 export type DeliveryQuery = NonNullable<
   paths['/api/webhooks/endpoints/{id}/deliveries']['get']['parameters']['query']
 >;

@@ -9,8 +9,8 @@ import { text } from 'node:stream/consumers';
 export const userPath = (path: string): string =>
   isAbsolute(path) ? path : resolve(process.env.INIT_CWD ?? process.cwd(), path);
 
-/** `--data`: JSON inline, `@file` for a file's, or `-` for standard input's. */
-export async function readJsonArgument(value: string): Promise<unknown> {
+/** `--data` (or `flag`): JSON inline, `@file` for a file's, or `-` for standard input's. */
+export async function readJsonArgument(value: string, flag = '--data'): Promise<unknown> {
   const source =
     value === '-'
       ? await text(process.stdin)
@@ -20,7 +20,7 @@ export async function readJsonArgument(value: string): Promise<unknown> {
   try {
     return JSON.parse(source);
   } catch (error) {
-    throw new UsageError(`--data is not JSON: ${(error as Error).message}`);
+    throw new UsageError(`${flag} is not JSON: ${(error as Error).message}`);
   }
 }
 
