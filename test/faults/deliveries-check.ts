@@ -1,24 +1,26 @@
 // The verdict on outgoing webhooks: what each receiver got, against the events that
 // succeeded and the messages and deliveries PostgreSQL holds. At least once: every change
 // applied is delivered (a request the receiver answered with a 2xx) to every endpoint
-// subscribed to its type, signed with that endpoint's secret; nothing reaches anyone about
-// a change that did not happen; duplicates (the same webhook-id again) are allowed, and
-// counted.
+// subscribed to its type whose filter passes it, signed with that endpoint's secret;
+// nothing reaches anyone about a change that did not happen, or that its filter refuses;
+// duplicates (the same webhook-id again) are allowed, and counted. How deliveries flowed
+// (rate, order) and the breaker are judged in deliveries-flow-check.ts and breaker-check.ts.
 import { OutgoingMessageSchema } from '@ingest/events';
 import { Webhook } from 'standardwebhooks';
+import { checkBreaker, noticeRecipients, type BreakerReport } from './breaker-check.js';
+import { checkFlow, type FlowCounts } from './deliveries-flow-check.js';
 import type { DeliveriesSnapshot, EventOutcome, MessageRow } from './deliveries-queries.js';
+import {
+  accepted,
+  NOTICE_TYPE,
+  outgoingTypeOf,
+  passesFilter,
+  toldOf,
+  type EndpointRecord,
+  type Recipients,
+  type RunRecord,
+} from './endpoint-records.js';
 import type { ReceivedRequest } from './webhook-receivers.js';
-
-/** The outgoing type of the change each incoming event applies when it succeeds. */
-const OUTGOING_TYPE: Record<string, string> = {
-  'article.create': 'article.created',
-  'article.update': 'article.updated',
-  'article.delete': 'article.deleted',
-  'highlight.create': 'highlight.created',
-};
-const outgoingTypeOf = (event: EventOutcome) => OUTGOING_TYPE[event.event ?? ''] ?? '?';
-const accepted = (request: ReceivedRequest) =>
-  typeof request.answer === 'number' && request.answer >= 200 && request.answer < 300;
 
 // A dead process's connections close as it dies: a cut this soon after a SIGKILL is its.
 const DEATH_CUTS_WITHIN_MS = 500;
@@ -26,21 +28,12 @@ const DEATH_CUTS_WITHIN_MS = 500;
 const cutBy = (kill: number, { answer, at, closedAt = 0 }: ReceivedRequest) =>
   answer === 'cut' && at < kill && closedAt >= kill && closedAt - kill < DEATH_CUTS_WITHIN_MS;
 
-/** An endpoint as registered, with every request its receiver got. */
-export interface EndpointRecord {
-  /** The receiver's name, which says how it misbehaved. */
+export interface EndpointCounts extends FlowCounts {
   name: string;
-  id: string;
-  secret: string;
-  /** The types it subscribes to. */
-  events: string[];
-  requests: ReceivedRequest[];
-}
-
-export interface EndpointCounts {
-  name: string;
-  /** Messages of a type it subscribes to: each must reach it. */
+  /** Messages it is to get (of its types, passed by its filter): each must reach it. */
   messages: number;
+  /** Changes of its types its filter refused: none may reach it. */
+  filteredOut: number;
   requests: number;
   /** Requests beyond the first of each webhook-id. */
   duplicates: number;
@@ -59,8 +52,11 @@ export interface DeliveriesReport {
   events: number;
   succeeded: number;
   messages: number;
+  /** Of the messages, the breaker's notices. */
+  notices: number;
   deliveries: number;
   endpoints: EndpointCounts[];
+  breaker: BreakerReport;
 }
 
 const byKey = <Item>(items: Item[], key: (item: Item) => string): Map<string, Item[]> => {
@@ -73,40 +69,61 @@ const byKey = <Item>(items: Item[], key: (item: Item) => string): Map<string, It
   return groups;
 };
 
-/** `kills`: when workers were SIGKILLed (Date.now()), to tell their cuts from time-outs. */
 export function checkDeliveries(
   snapshot: DeliveriesSnapshot,
   endpoints: EndpointRecord[],
-  kills: number[] = [],
+  run: RunRecord,
 ): DeliveriesReport {
   const problems: string[] = [];
   const events = new Map(snapshot.events.map((event) => [event.id, event]));
   const succeeded = snapshot.events.filter((event) => event.status === 'succeeded');
-  const subscribers = (type: string) => endpoints.filter((e) => e.events.includes(type));
-  checkMessages(snapshot, events, succeeded, subscribers, problems);
-  checkDeliveryRows(snapshot, endpoints, subscribers, problems);
+  checkMessages(snapshot, events, succeeded, endpoints, problems);
+  const recipients = new Map<string, Recipients>();
+  for (const message of snapshot.messages) {
+    const event = events.get(message.eventId ?? '');
+    recipients.set(
+      message.id,
+      message.type === NOTICE_TYPE
+        ? noticeRecipients(message, endpoints, run, problems)
+        : {
+            must: new Set(
+              endpoints.filter((e) => event !== undefined && toldOf(e, event)).map((e) => e.id),
+            ),
+            may: new Set(),
+          },
+    );
+  }
+  checkDeliveryRows(snapshot, endpoints, recipients, problems);
   const messagesById = new Map(snapshot.messages.map((message) => [message.id, message]));
+  const recorded = { snapshot, events, succeeded, messagesById, recipients, run };
   return {
     problems,
     events: snapshot.events.length,
     succeeded: succeeded.length,
     messages: snapshot.messages.length,
+    notices: snapshot.messages.filter((message) => message.type === NOTICE_TYPE).length,
     deliveries: snapshot.deliveries.length,
-    endpoints: endpoints.map((endpoint) =>
-      checkReceived(endpoint, { snapshot, events, succeeded, messagesById, kills }, problems),
-    ),
+    endpoints: endpoints.map((endpoint) => ({
+      ...checkReceived(endpoint, recorded, problems),
+      ...checkFlow(snapshot, endpoint, problems),
+    })),
+    breaker: checkBreaker(snapshot, endpoints, run, problems),
   };
 }
 
-/** One message for each applied change someone subscribes to, about that change; no other. */
+/**
+ * One message for each applied change some endpoint is to be told of (its type, its
+ * filter), about that change; no other, but the breaker's notices (breaker-check.ts).
+ */
 function checkMessages(
   snapshot: DeliveriesSnapshot,
   events: Map<string, EventOutcome>,
   succeeded: EventOutcome[],
-  subscribers: (type: string) => EndpointRecord[],
+  endpoints: EndpointRecord[],
   problems: string[],
 ): void {
   for (const message of snapshot.messages) {
+    if (message.type === NOTICE_TYPE && message.eventId === null) continue;
     const event = events.get(message.eventId ?? '');
     const what = `message ${message.id} (${message.type})`;
     if (event === undefined) {
@@ -119,7 +136,7 @@ function checkMessages(
   }
   const messagesByEvent = byKey(snapshot.messages, (message) => message.eventId ?? '');
   for (const event of succeeded) {
-    const expected = subscribers(outgoingTypeOf(event)).length > 0 ? 1 : 0;
+    const expected = endpoints.some((endpoint) => toldOf(endpoint, event)) ? 1 : 0;
     const found = messagesByEvent.get(event.id)?.length ?? 0;
     if (found !== expected) {
       problems.push(
@@ -129,22 +146,28 @@ function checkMessages(
   }
 }
 
-/** A delivery to each endpoint subscribed to the message's type, every one succeeded. */
+/** A delivery to each endpoint the message is for and no other, every one succeeded. */
 function checkDeliveryRows(
   snapshot: DeliveriesSnapshot,
   endpoints: EndpointRecord[],
-  subscribers: (type: string) => EndpointRecord[],
+  recipients: Map<string, Recipients>,
   problems: string[],
 ): void {
   const nameOf = (endpointId: string) =>
     endpoints.find((endpoint) => endpoint.id === endpointId)?.name ?? endpointId;
+  const names = (ids: Iterable<string>) => [...ids].map(nameOf).sort().join(', ');
   const deliveriesByMessage = byKey(snapshot.deliveries, (delivery) => delivery.messageId);
   for (const message of snapshot.messages) {
-    const expected = subscribers(message.type).map((endpoint) => endpoint.name);
-    const found = (deliveriesByMessage.get(message.id) ?? []).map((d) => nameOf(d.endpointId));
-    if (found.sort().join() !== expected.sort().join()) {
+    const { must, may } = recipients.get(message.id) ?? { must: new Set(), may: new Set() };
+    const found = (deliveriesByMessage.get(message.id) ?? []).map((d) => d.endpointId);
+    const wrong =
+      [...must].some((id) => !found.includes(id)) ||
+      found.some((id) => !must.has(id) && !may.has(id)) ||
+      new Set(found).size !== found.length;
+    if (wrong) {
+      const maybe = may.size === 0 ? '' : `, and maybe [${names(may)}]`;
       problems.push(
-        `message ${message.id} (${message.type}) has deliveries to [${found.join(', ')}], not [${expected.join(', ')}]`,
+        `message ${message.id} (${message.type}) has deliveries to [${names(found)}], not [${names(must)}]${maybe}`,
       );
     }
   }
@@ -161,20 +184,26 @@ interface Recorded {
   events: Map<string, EventOutcome>;
   succeeded: EventOutcome[];
   messagesById: Map<string, MessageRow>;
-  kills: number[];
+  recipients: Map<string, Recipients>;
+  run: RunRecord;
 }
 
 /**
  * Every request the endpoint's receiver got: signed with its secret, a message of the
- * account byte for byte, of a type it subscribes to, about a change that happened. Then
- * every change of such a type, and every message, must have been delivered to it.
+ * account byte for byte, of a type it subscribes to, about a change that happened and that
+ * its filter passes (or a notice meant for it). Then every message meant for it, and every
+ * change it is to be told of, must have been delivered to it.
  */
 function checkReceived(
   endpoint: EndpointRecord,
-  { snapshot, events, succeeded, messagesById, kills }: Recorded,
+  { snapshot, events, succeeded, messagesById, recipients, run }: Recorded,
   problems: string[],
-): EndpointCounts {
+): Omit<EndpointCounts, keyof FlowCounts> {
   const webhook = new Webhook(endpoint.secret);
+  const isFor = (messageId: string) => {
+    const { must, may } = recipients.get(messageId) ?? { must: new Set(), may: new Set() };
+    return must.has(endpoint.id) || may.has(endpoint.id);
+  };
   /** Event id -> the types it was told of the event in, by verified requests it took (2xx). */
   const told = new Map<string, Set<string>>();
   for (const request of endpoint.requests) {
@@ -192,35 +221,50 @@ function checkReceived(
     if (!endpoint.events.includes(parsed.type)) {
       problems.push(`${what}, a ${parsed.type}: it does not subscribe to it`);
     }
+    if (parsed.type === NOTICE_TYPE) {
+      if (message !== undefined && !isFor(message.id))
+        problems.push(`${what}, a notice not for it`);
+      continue;
+    }
     const eventId = 'eventId' in parsed.data ? parsed.data.eventId : '';
     const event = events.get(eventId);
     if (event?.status !== 'succeeded') {
       problems.push(`${what}, about event ${eventId}, which ${event?.status ?? 'does not exist'}`);
     } else if (outgoingTypeOf(event) !== parsed.type) {
       problems.push(`${what}, a ${parsed.type} about event ${eventId}, an ${event.event}`);
+    } else if (!passesFilter(endpoint, event.slug)) {
+      problems.push(`${what}, a ${parsed.type} about ${event.slug}, which its filter refuses`);
     }
     if (accepted(request)) told.set(eventId, (told.get(eventId) ?? new Set()).add(parsed.type));
   }
 
   const deliveredIds = new Set(endpoint.requests.filter(accepted).map((r) => r.webhookId));
-  for (const message of snapshot.messages) {
-    if (endpoint.events.includes(message.type) && !deliveredIds.has(`msg_${message.id}`)) {
+  const recordedFor = new Set(
+    snapshot.deliveries.filter((d) => d.endpointId === endpoint.id).map((d) => d.messageId),
+  );
+  // A notice it may get (see noticeRecipients) is due once a delivery of it was recorded.
+  const due = snapshot.messages.filter(
+    (message) =>
+      recipients.get(message.id)?.must.has(endpoint.id) === true ||
+      (isFor(message.id) && recordedFor.has(message.id)),
+  );
+  for (const message of due) {
+    if (!deliveredIds.has(`msg_${message.id}`)) {
       problems.push(`${endpoint.name} never took message ${message.id} (${message.type})`);
     }
   }
   for (const event of succeeded) {
     const type = outgoingTypeOf(event);
-    if (!endpoint.events.includes(type) || told.get(event.id)?.has(type) === true) continue;
+    if (!toldOf(endpoint, event) || told.get(event.id)?.has(type) === true) continue;
     problems.push(`${endpoint.name} was never told of event ${event.id} (${type})`);
   }
-  return countsOf(endpoint, snapshot, kills);
+  const filteredOut = succeeded.filter(
+    (event) => endpoint.events.includes(outgoingTypeOf(event)) && !toldOf(endpoint, event),
+  ).length;
+  return { ...countsOf(endpoint, snapshot, run.kills), messages: due.length, filteredOut };
 }
 
-function countsOf(
-  endpoint: EndpointRecord,
-  snapshot: DeliveriesSnapshot,
-  kills: number[],
-): EndpointCounts {
+function countsOf(endpoint: EndpointRecord, snapshot: DeliveriesSnapshot, kills: number[]) {
   const { requests } = endpoint;
   /** When each webhook-id was first answered with a 2xx. */
   const succeededAt = new Map<string, number>();
@@ -233,7 +277,6 @@ function countsOf(
   const done = deliveries.filter((delivery) => delivery.status === 'succeeded');
   return {
     name: endpoint.name,
-    messages: snapshot.messages.filter((message) => endpoint.events.includes(message.type)).length,
     requests: requests.length,
     duplicates: requests.length - new Set(requests.map((request) => request.webhookId)).size,
     afterSuccess: requests.filter((r) => r.at > (succeededAt.get(r.webhookId) ?? Infinity)).length,

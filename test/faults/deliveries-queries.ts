@@ -1,6 +1,7 @@
 // What the service recorded about outgoing webhooks, read straight from PostgreSQL, as the
-// ledger is: the account's events and their outcome, the messages written with the changes,
-// and the deliveries of each message to each endpoint.
+// ledger is: the account's events, their outcome and the slug each tells of, the messages
+// written with the changes (and the breaker's notices), and the deliveries of each message
+// to each endpoint.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 
@@ -9,10 +10,13 @@ export interface EventOutcome {
   /** The incoming event: `article.create`, ... */
   event: string | null;
   status: string;
+  /** The slug it was sent about: an article's, or the article a highlight links to. */
+  slug: string | null;
 }
 
 export interface MessageRow {
   id: string;
+  /** Null for a notice (`endpoint.paused`), which tells of no event. */
   eventId: string | null;
   type: string;
   /** The JSON text every delivery of the message POSTs, as signed. */
@@ -29,12 +33,16 @@ export interface DeliveryRow {
 }
 
 export interface DeliveriesSnapshot {
+  /** In acceptance order (`sequence`): the order a slug's changes are applied and told in. */
   events: EventOutcome[];
   messages: MessageRow[];
   deliveries: DeliveryRow[];
 }
 
-/** Waits until none of the account's deliveries is pending; returns how many still are. */
+/**
+ * Waits until none of the account's deliveries is pending or held (its endpoint paused,
+ * waiting for its owner); returns how many still are.
+ */
 export async function waitForDeliveries(
   db: pg.Pool,
   accountId: string,
@@ -47,7 +55,7 @@ export async function waitForDeliveries(
       const { rows } = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM webhook_deliveries d
          JOIN webhook_messages m ON m.id = d.message_id
-         WHERE m.account_id = $1 AND d.status = 'pending'`,
+         WHERE m.account_id = $1 AND d.status IN ('pending', 'held')`,
         [accountId],
       );
       pending = rows[0]?.n ?? 0;
@@ -71,7 +79,8 @@ export async function attemptsAt(db: pg.Pool, endpointId: string): Promise<numbe
 export async function readDeliveries(db: pg.Pool, accountId: string): Promise<DeliveriesSnapshot> {
   const [events, messages, deliveries] = await Promise.all([
     db.query<EventOutcome>(
-      `SELECT id, event, status FROM webhook_logs WHERE account_id = $1 ORDER BY sequence`,
+      `SELECT id, event, status, coalesce(payload->>'slug', payload->>'articleSlug') AS slug
+       FROM webhook_logs WHERE account_id = $1 ORDER BY sequence`,
       [accountId],
     ),
     db.query<MessageRow>(

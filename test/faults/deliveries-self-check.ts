@@ -1,37 +1,19 @@
 // The delivery checks must be able to fail. After a clean result, what they read is
 // tampered with in memory, one fault at a time (a message that never arrived, a message
-// about a change that failed, a forged signature, ...), and each must be reported.
+// about a change that failed, a forged signature, a change the filter refuses, ...), and
+// each must be reported, by the check meant to catch it. The tampers of the rate, the
+// order and the breaker are in flow-tampers.ts.
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
-import { checkDeliveries, type EndpointRecord } from './deliveries-check.js';
-import type { DeliveriesSnapshot, MessageRow } from './deliveries-queries.js';
-import type { ReceivedRequest } from './webhook-receivers.js';
-
-interface Material {
-  snapshot: DeliveriesSnapshot;
-  endpoints: EndpointRecord[];
-}
-/** Tampers with the material; false when it holds nothing to tamper with. */
-type Tamper = (material: Material) => boolean;
-
-/** A request as the worker would send it, signed with the endpoint's secret. */
-function signedRequest(endpoint: EndpointRecord, messageId: string, body: string): ReceivedRequest {
-  const webhookId = `msg_${messageId}`;
-  const now = new Date();
-  const signature = new Webhook(endpoint.secret).sign(webhookId, now, body);
-  return {
-    webhookId,
-    body,
-    at: now.getTime(),
-    answer: 200,
-    closedAt: now.getTime(),
-    headers: {
-      'webhook-id': webhookId,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': signature,
-    },
-  };
-}
+import { checkDeliveries } from './deliveries-check.js';
+import type { DeliveriesSnapshot, EventOutcome, MessageRow } from './deliveries-queries.js';
+import {
+  outgoingTypeOf,
+  passesFilter,
+  type EndpointRecord,
+  type RunRecord,
+} from './endpoint-records.js';
+import { FLOW_TAMPERS } from './flow-tampers.js';
+import { signedRequest, type Material, type Tamper } from './tamper-material.js';
 
 /** A message's body, retold about another event. */
 const retold = (message: MessageRow, eventId: string): string => {
@@ -53,10 +35,29 @@ function failedChange({ snapshot }: Material) {
   return undefined;
 }
 
-const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
+/** The filtered endpoint, and a message of its types about a change its filter `passes` (or not). */
+function filtered({ snapshot, endpoints }: Material, passes: boolean) {
+  const endpoint = endpoints.find((candidate) => candidate.slugPrefixes !== undefined);
+  const events = new Map<string, EventOutcome>(snapshot.events.map((event) => [event.id, event]));
+  const message = snapshot.messages.find((candidate) => {
+    const event = events.get(candidate.eventId ?? '');
+    return (
+      endpoint !== undefined &&
+      event !== undefined &&
+      endpoint.events.includes(outgoingTypeOf(event)) &&
+      passesFilter(endpoint, event.slug) === passes
+    );
+  });
+  return endpoint === undefined || message === undefined ? undefined : { endpoint, message };
+}
+
+const NEVER_TAKEN = /never took message|was never told of event/;
+
+const TAMPERS: Tamper[] = [
   {
     name: 'a receiver never got one message',
-    tamper: ({ endpoints }) => {
+    expect: NEVER_TAKEN,
+    apply: ({ endpoints }) => {
       const endpoint = endpoints.find((candidate) => candidate.requests.length > 0);
       const lost = endpoint?.requests[0]?.webhookId;
       if (endpoint === undefined || lost === undefined) return false;
@@ -66,7 +67,8 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'a receiver answered every request of one message with a 500',
-    tamper: ({ endpoints }) => {
+    expect: NEVER_TAKEN,
+    apply: ({ endpoints }) => {
       const endpoint = endpoints.find((candidate) => candidate.requests.length > 0);
       const refused = endpoint?.requests[0]?.webhookId;
       if (endpoint === undefined || refused === undefined) return false;
@@ -78,8 +80,10 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'an applied change was never told: no message, no delivery, no request',
-    tamper: ({ snapshot, endpoints }) => {
-      const message = snapshot.messages.shift();
+    expect: /succeeded with 0 messages, not 1/,
+    apply: ({ snapshot, endpoints }) => {
+      const index = snapshot.messages.findIndex((candidate) => candidate.eventId !== null);
+      const [message] = index < 0 ? [] : snapshot.messages.splice(index, 1);
       if (message === undefined) return false;
       snapshot.deliveries = snapshot.deliveries.filter((d) => d.messageId !== message.id);
       for (const endpoint of endpoints) {
@@ -90,7 +94,8 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'a message was written and delivered for a change that failed',
-    tamper: (material) => {
+    expect: /tells of event .*, which failed/,
+    apply: (material) => {
       const found = failedChange(material);
       if (found === undefined) return false;
       const message = { ...found.message, id: randomUUID(), eventId: found.event.id };
@@ -112,7 +117,8 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'a receiver got a signed message about a change that failed, unrecorded',
-    tamper: (material) => {
+    expect: /which is no message of the account/,
+    apply: (material) => {
       const found = failedChange(material);
       const endpoint = material.endpoints.find((e) => e.events.includes(found?.message.type ?? ''));
       if (found === undefined || endpoint === undefined) return false;
@@ -123,7 +129,8 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'a request whose body is not the one signed',
-    tamper: ({ endpoints }) => {
+    expect: /which does not verify/,
+    apply: ({ endpoints }) => {
       const request = endpoints.find((endpoint) => endpoint.requests.length > 0)?.requests[0];
       if (request === undefined) return false;
       request.body = `${request.body} `;
@@ -132,7 +139,8 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'a receiver got a type it does not subscribe to',
-    tamper: ({ snapshot, endpoints }) => {
+    expect: /it does not subscribe to it/,
+    apply: ({ snapshot, endpoints }) => {
       for (const endpoint of endpoints) {
         const message = snapshot.messages.find((m) => !endpoint.events.includes(m.type));
         if (message === undefined) continue;
@@ -144,10 +152,63 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
   },
   {
     name: 'a delivery ended failed',
-    tamper: ({ snapshot }) => {
+    expect: /is failed after/,
+    apply: ({ snapshot }) => {
       const delivery = snapshot.deliveries[0];
       if (delivery === undefined) return false;
       delivery.status = 'failed';
+      return true;
+    },
+  },
+  {
+    name: 'a delivery was left held',
+    expect: /is held after/,
+    apply: ({ snapshot }) => {
+      const delivery = snapshot.deliveries.at(-1);
+      if (delivery === undefined) return false;
+      delivery.status = 'held';
+      return true;
+    },
+  },
+  {
+    name: 'the filtered receiver got a change its filter refuses',
+    expect: /which its filter refuses/,
+    apply: (material) => {
+      const found = filtered(material, false);
+      if (found === undefined) return false;
+      const { endpoint, message } = found;
+      endpoint.requests.push(signedRequest(endpoint, message.id, message.body));
+      return true;
+    },
+  },
+  {
+    name: 'a change the filter refuses was recorded for the filtered endpoint',
+    expect: /has deliveries to/,
+    apply: (material) => {
+      const found = filtered(material, false);
+      if (found === undefined) return false;
+      material.snapshot.deliveries.push({
+        id: randomUUID(),
+        messageId: found.message.id,
+        endpointId: found.endpoint.id,
+        status: 'succeeded',
+        attempts: 1,
+        error: null,
+      });
+      return true;
+    },
+  },
+  {
+    name: 'a change the filter passes was neither recorded for nor sent to the filtered endpoint',
+    expect: /has deliveries to/,
+    apply: (material) => {
+      const found = filtered(material, true);
+      if (found === undefined) return false;
+      const { endpoint, message } = found;
+      material.snapshot.deliveries = material.snapshot.deliveries.filter(
+        (d) => d.messageId !== message.id || d.endpointId !== endpoint.id,
+      );
+      endpoint.requests = endpoint.requests.filter((r) => r.webhookId !== `msg_${message.id}`);
       return true;
     },
   },
@@ -157,13 +218,16 @@ const TAMPERS: Array<{ name: string; tamper: Tamper }> = [
 export function selfCheckDeliveries(
   snapshot: DeliveriesSnapshot,
   endpoints: EndpointRecord[],
+  run: RunRecord,
 ): { missed: string[]; skipped: string[] } {
   const missed: string[] = [];
   const skipped: string[] = [];
-  for (const { name, tamper } of TAMPERS) {
-    const copy = structuredClone({ snapshot, endpoints });
-    if (!tamper(copy)) skipped.push(name);
-    else if (checkDeliveries(copy.snapshot, copy.endpoints).problems.length === 0) {
+  for (const { name, expect, apply } of [...TAMPERS, ...FLOW_TAMPERS]) {
+    const copy = structuredClone({ snapshot, endpoints, run });
+    if (!apply(copy)) skipped.push(name);
+    else if (
+      !checkDeliveries(copy.snapshot, copy.endpoints, copy.run).problems.some((p) => expect.test(p))
+    ) {
       missed.push(name);
     }
   }

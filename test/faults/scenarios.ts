@@ -275,7 +275,7 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'webhook-receivers',
     fault:
-      'webhook receivers down, answering 500, or slow past the timeout, then back; SIGKILL worker 1 mid-delivery, restart it; SIGKILL worker 2 later, restart it',
+      'webhook receivers down, answering 500, or slow past the timeout, then back (one endpoint filtered, one rate-limited; those failing 4 s paused by the breaker, resumed by their owner); SIGKILL worker 1 mid-delivery, restart it; SIGKILL worker 2 later, restart it',
     inject: killWorkersInTurn,
     companion: startWebhookReceivers,
   },

@@ -8,12 +8,17 @@ import { freePort } from '@ingest/test-harness';
 
 /** How long a delivery attempt may take (WEBHOOK_TIMEOUT_MS of the run's workers). */
 export const DELIVERY_TIMEOUT_MS = 1_000;
+/** The breaker's window (WEBHOOK_BREAKER_AFTER): far shorter than the down receiver's outage. */
+export const BREAKER_AFTER_MS = 4_000;
 
 /**
- * What the run's API and workers need to deliver to these receivers. The retry schedule
- * spans about 60 s, longer than any receiver is left down (the load, then at most 20 s:
- * see webhook-scenario.ts), and its waits stop growing at 5 s, so that once every receiver
- * is back the last deliveries succeed within seconds. Scenarios without endpoints deliver
+ * What the run's API and workers need to deliver to these receivers. The breaker pauses an
+ * endpoint whose every attempt has failed for BREAKER_AFTER_MS, by when a delivery has made
+ * at most 6 of the schedule's 17 attempts: none runs out before its endpoint is paused, and
+ * a paused endpoint's deliveries wait, held, using none. The schedule spans about 60 s,
+ * longer than any receiver is left down (the load, then at most 20 s: see
+ * webhook-scenario.ts), and its waits stop growing at 5 s, so that once every receiver is
+ * back the last deliveries succeed within seconds. Scenarios without endpoints deliver
  * nothing.
  */
 export const WEBHOOK_ENV = {
@@ -21,22 +26,29 @@ export const WEBHOOK_ENV = {
   WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
   WEBHOOK_RETRY_SCHEDULE: '0,250ms,500ms,1s,2s,3s,4s,5s,5s,5s,5s,5s,5s,5s,5s,5s,5s',
   WEBHOOK_TIMEOUT_MS: String(DELIVERY_TIMEOUT_MS),
+  WEBHOOK_BREAKER_AFTER: `${BREAKER_AFTER_MS}ms`,
 };
 
 /**
  * - `refuse`: nothing listens on the port (connection refused);
  * - `time-out`: holds the answer until the worker gives up (WEBHOOK_TIMEOUT_MS);
  * - `slow`: answers 200, late but in time;
+ * - `steady`: answers 200 after a little work, so that attempts overlap;
  * - `fail`: answers 500 at once;
  * - `ok`: answers 200 at once.
  */
-export type Behaviour = 'refuse' | 'time-out' | 'slow' | 'fail' | 'ok';
+export type Behaviour = 'refuse' | 'time-out' | 'slow' | 'steady' | 'fail' | 'ok';
+
+/** Whether a receiver behaving so takes what it is sent (its owner may resume its endpoint). */
+export const takesDeliveries = (behaviour: Behaviour) =>
+  behaviour === 'ok' || behaviour === 'slow' || behaviour === 'steady';
 
 /** How long each behaviour keeps a request before answering it; at once when absent. */
 const ANSWER_DELAY_MS: Partial<Record<Behaviour, number>> = {
   // Well past the worker's timeout: by then it has closed the connection.
   'time-out': DELIVERY_TIMEOUT_MS + 1_000,
   slow: DELIVERY_TIMEOUT_MS * 0.4,
+  steady: 150,
 };
 
 export interface ReceivedRequest {

@@ -1,95 +1,54 @@
 // The webhook-receivers scenario's companion: before the load, the account registers one
-// endpoint per receiver; during it, receivers misbehave (down, failing, slow past the
-// timeout) and come back once the load and the deliveries have gone far enough (Phase),
-// while workers are SIGKILLed with attempts in flight; once the events have drained and
-// no delivery is pending, what each receiver got is judged against PostgreSQL
-// (deliveries-check.ts).
+// endpoint per receiver (webhook-plans.ts: its types, a filter, a rate), and its owner
+// starts watching them (endpoint-owner.ts); during the load, receivers misbehave (down,
+// failing, slow past the timeout) and come back once the load and the deliveries have gone
+// far enough (Phase), while the breaker pauses the endpoints that fail too long, the owner
+// resumes each once its receiver is back, and workers are SIGKILLed with attempts in
+// flight; once the events have drained and no delivery is pending or held, what each
+// receiver got is judged against PostgreSQL and the plan (deliveries-check.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bearer, fetchClient, type PublisherAccount } from '@ingest/test-harness';
-import { checkDeliveries, type DeliveriesReport, type EndpointRecord } from './deliveries-check.js';
+import { checkDeliveries } from './deliveries-check.js';
 import { attemptsAt, readDeliveries, waitForDeliveries } from './deliveries-queries.js';
 import { selfCheckDeliveries } from './deliveries-self-check.js';
-import { markdownTable } from './markdown-table.js';
+import { startOwner } from './endpoint-owner.js';
+import type { EndpointRecord, RunRecord } from './endpoint-records.js';
 import type { Companion, CompanionSetup, CompanionVerdict, FaultContext } from './scenarios.js';
-import { startReceiver, type Behaviour, type Receiver } from './webhook-receivers.js';
+import { detailsOf, summaryOf } from './webhook-report.js';
+import {
+  filterOf,
+  PLANS,
+  slugPrefixesOf,
+  timelineText,
+  type Phase,
+  type ReceiverPlan,
+} from './webhook-plans.js';
+import {
+  BREAKER_AFTER_MS,
+  startReceiver,
+  takesDeliveries,
+  type Receiver,
+} from './webhook-receivers.js';
 
-/**
- * A receiver's behaviour from a point on: not before this share of the load, nor before
- * its endpoint's deliveries have recorded this many attempts (all failed, until it is
- * back), unless the load has been over for PHASE_BOUND_MS. Load progress alone is a poor
- * clock on a busy machine: workers restarting after a kill may apply the events seconds
- * late, and a receiver would then be back before anything was sent to it.
- */
-interface Phase {
-  behaviour: Behaviour;
-  from: number;
-  afterAttempts?: number;
-}
-
-interface ReceiverPlan {
-  name: string;
-  /** The types its endpoint subscribes to; every type when absent. */
-  events?: string[];
-  /** The first from the start. */
-  phases: Phase[];
-}
-
-// Worker 1 is SIGKILLed at 30% of the load, worker 2 at 65%, each once attempts are held
-// open at the receivers (killWorkersInTurn): the first kill finds the slow receiver
-// holding attempts until they time out, the second mostly finds it answering in time, so
-// that attempts about to succeed are cut too.
-const PLANS: ReceiverPlan[] = [
-  // Down for the whole load: its deliveries pile up on the retry schedule until it is up.
-  {
-    name: 'down',
-    phases: [
-      { behaviour: 'refuse', from: 0 },
-      { behaviour: 'ok', from: 1, afterAttempts: 60 },
-    ],
-  },
-  {
-    name: 'failing',
-    phases: [
-      { behaviour: 'fail', from: 0 },
-      { behaviour: 'ok', from: 0.45, afterAttempts: 30 },
-    ],
-  },
-  // Told of fewer types, so that the filter is checked too (no article.updated).
-  {
-    name: 'slow',
-    events: ['article.created', 'article.deleted', 'highlight.created'],
-    phases: [
-      { behaviour: 'time-out', from: 0 },
-      { behaviour: 'slow', from: 0.4, afterAttempts: 15 },
-      { behaviour: 'ok', from: 1 },
-    ],
-  },
-];
-
-/** Once the load is over, a receiver waits at most this long for a phase's attempts. */
+/** Once the load is over, a receiver waits at most this long for a phase's attempts or pause. */
 const PHASE_BOUND_MS = 20_000;
 /** Every phase lasts at least this long, even when the next one's point is already past. */
 const PHASE_MIN_MS = 3_000;
 /** Before a kill: attempts held open at the receivers it waits for, and for how long at most. */
 const HELD_AT_KILL = 2;
 const HELD_WAIT_MS = 5_000;
-// Past the last receiver's return, a delivery waits at most the schedule's longest wait (5 s).
+// Past the last receiver's return and its resume, a delivery waits at most the schedule's
+// longest wait (5 s), or its turn at the limited receiver's rate.
 const DELIVERIES_TIMEOUT_MS = 45_000;
-
-const timelineText = ({ phases }: ReceiverPlan) =>
-  phases
-    .map(({ behaviour, from, afterAttempts }) =>
-      from === 0
-        ? behaviour
-        : `${behaviour} at ${from * 100}%${afterAttempts === undefined ? '' : ` and ${afterAttempts} attempts`}`,
-    )
-    .join(', ');
+/** A worker's log line saying a job (a delivery, by its id) lost its lock. */
+const LOCK_LOST = /(?:could not renew lock for job|Missing lock for job) ([0-9a-f-]{36})/;
 
 async function registerEndpoint(
   baseUrl: string,
   account: PublisherAccount,
   receiver: Receiver,
   plan: ReceiverPlan,
+  slugPrefixes: string[] | undefined,
 ): Promise<{ id: string; secret: string; events: string[] }> {
   const response = await fetchClient(baseUrl)({
     method: 'POST',
@@ -99,6 +58,8 @@ async function registerEndpoint(
       url: receiver.url,
       description: `fault suite: ${timelineText(plan)}`,
       events: plan.events,
+      filter: slugPrefixes === undefined ? undefined : filterOf(slugPrefixes),
+      rate: plan.rate,
     },
   });
   if (response.status !== 201) {
@@ -113,25 +74,50 @@ export async function startWebhookReceivers({
   cluster,
   account,
   log,
+  tag,
 }: CompanionSetup): Promise<Companion> {
   const receivers: Receiver[] = [];
   const endpoints: EndpointRecord[] = [];
-  const close = async () => {
+  const closeReceivers = async () => {
     await Promise.all(receivers.map((receiver) => receiver.close()));
   };
   try {
     for (const plan of PLANS) {
       const receiver = await startReceiver(plan.name, plan.phases[0]?.behaviour ?? 'ok');
       receivers.push(receiver);
-      const endpoint = await registerEndpoint(cluster.baseUrl, account, receiver, plan);
-      endpoints.push({ ...endpoint, name: plan.name, requests: receiver.requests });
+      const slugPrefixes = slugPrefixesOf(plan, tag);
+      const endpoint = await registerEndpoint(
+        cluster.baseUrl,
+        account,
+        receiver,
+        plan,
+        slugPrefixes,
+      );
+      endpoints.push({
+        ...endpoint,
+        name: plan.name,
+        slugPrefixes,
+        rate: plan.rate,
+        expectPause: plan.expectPause,
+        requests: receiver.requests,
+      });
     }
   } catch (error) {
-    await close();
+    await closeReceivers();
     throw error;
   }
+  const watched = endpoints.map((endpoint, index) => ({
+    name: endpoint.name,
+    id: endpoint.id,
+    takesDeliveries: () => takesDeliveries(receivers[index]?.behaviour() ?? 'refuse'),
+  }));
+  const owner = startOwner(cluster.baseUrl, account.token, watched, (line) => log(`  ${line}`));
+  const close = async () => {
+    await owner.stop();
+    await closeReceivers();
+  };
   log(
-    `  webhook receivers: ${PLANS.map((plan) => `${plan.name} (${timelineText(plan)})`).join('; ')}`,
+    `  webhook receivers: ${PLANS.map((plan) => `${plan.name} (${timelineText(plan)})`).join('; ')}; breaker after ${BREAKER_AFTER_MS} ms`,
   );
 
   /** Waits for the phase's point; returns the attempts its endpoint had recorded by then. */
@@ -143,7 +129,11 @@ export async function startWebhookReceivers({
       .then(() => (overdue = true));
     await Promise.all([context.whenProgress(phase.from), sleep(PHASE_MIN_MS)]);
     let attempts = await attemptsAt(cluster.db, endpointId);
-    while (attempts < (phase.afterAttempts ?? 0) && !overdue) {
+    // A paused endpoint's deliveries are held: no more attempts come until it is resumed.
+    const waiting = () =>
+      !owner.isPaused(endpointId) &&
+      (phase.afterPause === true || attempts < (phase.afterAttempts ?? 0));
+    while (waiting() && !overdue) {
       await sleep(200);
       attempts = await attemptsAt(cluster.db, endpointId).catch(() => attempts);
     }
@@ -158,11 +148,12 @@ export async function startWebhookReceivers({
         if (receiver === undefined || endpoint === undefined) return;
         for (const phase of plan.phases.slice(1)) {
           const attempts = await reached(phase, endpoint.id, context);
+          const paused = owner.isPaused(endpoint.id);
           const held = receiver.open();
           await receiver.become(phase.behaviour);
-          const short = attempts < (phase.afterAttempts ?? 0) ? ' only' : '';
+          const short = !paused && attempts < (phase.afterAttempts ?? 0) ? ' only' : '';
           context.log(
-            `receiver ${plan.name} now ${phase.behaviour}, after${short} ${attempts} attempts (${held} held open)`,
+            `receiver ${plan.name} now ${phase.behaviour}, after${short} ${attempts} attempts${paused ? ', its endpoint paused' : ''} (${held} held open)`,
           );
         }
       }),
@@ -181,18 +172,32 @@ export async function startWebhookReceivers({
 
   async function judge(): Promise<CompanionVerdict> {
     const started = Date.now();
-    const pending = await waitForDeliveries(cluster.db, account.id, DELIVERIES_TIMEOUT_MS);
+    // The owner goes on resuming meanwhile: held deliveries wait for it.
+    const unfinished = await waitForDeliveries(cluster.db, account.id, DELIVERIES_TIMEOUT_MS);
     const waitedMs = Date.now() - started;
+    await owner.stop();
     const snapshot = await readDeliveries(cluster.db, account.id);
-    const report = checkDeliveries(snapshot, endpoints, kills);
-    const problems = [...report.problems];
-    if (pending !== 0) {
-      problems.unshift(`${pending} deliveries still pending after ${DELIVERIES_TIMEOUT_MS} ms`);
+    const run: RunRecord = {
+      kills,
+      pauses: owner.pauses,
+      breakerAfterMs: BREAKER_AFTER_MS,
+      lockLost: [
+        ...new Set(
+          cluster.linesMatching(LOCK_LOST).flatMap((line) => LOCK_LOST.exec(line)?.[1] ?? []),
+        ),
+      ],
+    };
+    const report = checkDeliveries(snapshot, endpoints, run);
+    const problems = [...owner.problems, ...report.problems];
+    if (unfinished !== 0) {
+      problems.unshift(
+        `${unfinished} deliveries still pending or held after ${DELIVERIES_TIMEOUT_MS} ms`,
+      );
     }
     // Proof that these checks can fail, as for the ledger: on a clean result only.
     let selfCheck = 'not run (deliveries not clean)';
     if (problems.length === 0) {
-      const { missed, skipped } = selfCheckDeliveries(snapshot, endpoints);
+      const { missed, skipped } = selfCheckDeliveries(snapshot, endpoints, run);
       selfCheck = [
         missed.length === 0 ? 'every tamper caught' : `MISSED: ${missed.join('; ')}`,
         ...(skipped.length === 0
@@ -203,54 +208,10 @@ export async function startWebhookReceivers({
     }
     return {
       problems,
-      summary: summaryOf(report, waitedMs, selfCheck),
+      summary: summaryOf(report, endpoints, waitedMs, selfCheck),
       details: detailsOf(report),
     };
   }
 
   return { alongside, beforeKill, judge, close };
-}
-
-function summaryOf(report: DeliveriesReport, waitedMs: number, selfCheck: string): string {
-  const sum = (count: (e: DeliveriesReport['endpoints'][number]) => number) =>
-    report.endpoints.reduce((total, endpoint) => total + count(endpoint), 0);
-  return [
-    `webhooks: ${report.succeeded} of ${report.events} events succeeded, ${report.messages} messages, ${report.deliveries} deliveries`,
-    `${sum((e) => e.requests)} requests received, ${sum((e) => e.duplicates)} duplicates (${sum((e) => e.afterSuccess)} after a 2xx)`,
-    `${sum((e) => e.cutByDeath)} attempts cut by a dying worker`,
-    `${sum((e) => e.failedAttempts)} attempts failed before success`,
-    `last delivery ${(waitedMs / 1000).toFixed(1)} s after the events drained`,
-    `self-check: ${selfCheck}`,
-  ].join('; ');
-}
-
-function detailsOf(report: DeliveriesReport): string[] {
-  const headers = [
-    'receiver',
-    'behaviour',
-    'messages',
-    'requests',
-    'duplicates',
-    'after a 2xx',
-    'cut by a death',
-    'attempts',
-    'failed before success',
-    'most attempts',
-  ];
-  const rows = report.endpoints.map((counts) => {
-    const plan = PLANS.find((candidate) => candidate.name === counts.name);
-    return [
-      counts.name,
-      plan === undefined ? '?' : timelineText(plan),
-      counts.messages,
-      counts.requests,
-      counts.duplicates,
-      counts.afterSuccess,
-      counts.cutByDeath,
-      counts.attempts,
-      counts.failedAttempts,
-      counts.maxAttempts,
-    ].map(String);
-  });
-  return markdownTable(headers, rows).split('\n');
 }
