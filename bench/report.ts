@@ -17,6 +17,7 @@ import type { StoredArticlesResult } from './phases/stored-articles.js';
 import { burstName, fineRate, perSecond, ratio } from './support/format.js';
 import { percentile } from './support/percentiles.js';
 import type { LagPercentiles } from './support/progress-queries.js';
+import { deliveryFilterRows } from './support/delivery-filter-report.js';
 import { cliRows } from './support/cli-report.js';
 import type { CliResult } from './support/cli-result.js';
 import { fairnessRows } from './support/fairness-report.js';
@@ -165,6 +166,7 @@ function deliveryRows(add: AddRow, deliveries: DeliveriesResult) {
       ratio(drain.rate, reference),
     );
   }
+  deliveryFilterRows(add, deliveries.filter, reference);
   add(
     'Webhook deliveries, 1 worker (WORKER_QUEUES=deliveries), local receiver',
     perSecond(throughput.rate),

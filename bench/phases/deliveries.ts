@@ -13,7 +13,10 @@
 //      processes at once, as a deployment that scales them apart runs them;
 //   5. one worker with both queues, the default: deliveries share its event loop and pool;
 //   6. delivery lag at a moderate fixed rate, one worker with both queues (delivery-lag.ts);
-//   7. endpoints deleted; the reference again.
+//   7. endpoints deleted; one endpoint per account whose filter passes about 1 message in
+//      100, one worker with both queues; then the same endpoints unfiltered
+//      (delivery-filter.ts);
+//   8. endpoints deleted; the reference again.
 import type { BenchPlan } from '../bench-options.js';
 import type { BenchEnvironment } from '../bench-environment.js';
 import { addEndpoints, deleteEndpoints, type BenchEndpoint } from '../support/bench-endpoints.js';
@@ -22,6 +25,11 @@ import { deliveryCounts, type DeliveryCounts } from '../support/delivery-queries
 import { followDrain, type DrainProgress } from '../support/drain-progress.js';
 import { startServiceWorker, type WorkerQueues } from '../support/launchers.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import {
+  deliveryFilterNotes,
+  measureDeliveryFilter,
+  type DeliveryFilterResult,
+} from './delivery-filter.js';
 import { measureDeliveryLag, type DeliveryLagResult } from './delivery-lag.js';
 import {
   drainOnce,
@@ -59,6 +67,8 @@ export interface DeliveriesResult {
   together: DrainWithDeliveries;
   throughput: DeliveryDrain;
   lag: DeliveryLagResult;
+  /** One endpoint per account, filtered to about 1 message in 100, then unfiltered. */
+  filter: DeliveryFilterResult;
 }
 
 const worker = (env: BenchEnvironment, name: string, queues: WorkerQueues): DrainWorker => ({
@@ -163,6 +173,7 @@ function deliveryNotes(result: DeliveriesResult, plan: BenchPlan): string[] {
             'drains measured it; at more its deliveries fall behind and lag measures a backlog.',
         ]
       : []),
+    ...deliveryFilterNotes(result.filter),
     ...(runner > RUNNER_BUSY_CORES
       ? [
           `The receiver's process (the runner) used ${runner.toFixed(2)} cores during the ` +
@@ -220,6 +231,7 @@ export async function measureDeliveries(env: BenchEnvironment): Promise<Deliveri
     await env.reset();
     await deleteEndpoints(env.api.baseUrl, endpoints);
     endpoints = [];
+    const filter = await measureDeliveryFilter(env, receiver, size);
     const after = await reference();
     const result: DeliveriesResult = {
       endpointsPerAccount: ENDPOINTS_PER_ACCOUNT,
@@ -230,6 +242,7 @@ export async function measureDeliveries(env: BenchEnvironment): Promise<Deliveri
       together,
       throughput,
       lag,
+      filter,
     };
     env.notes.push(...deliveryNotes(result, env.options.plan));
     return result;

@@ -60,3 +60,24 @@ export function articleCreate(runTag: string, n: number): ArticleCreate {
     slug: `${runTag}-${n}`,
   };
 }
+
+/**
+ * A start of an excerpt (a first word and its space) that about `share` of the bench's
+ * articles have, and the share they have. Each excerpt is one of the paragraphs, and
+ * `articleCreate` gives each of them as often (n * 7 runs through every residue of 256):
+ * a filter over it passes a known share of the messages the workload makes, where no
+ * field of the workload is shared by so few (8 categories, unique slugs).
+ */
+export function excerptStartFor(share: number): { start: string; share: number } {
+  const counts = new Map<string, number>();
+  for (const paragraph of PARAGRAPHS) {
+    const start = paragraph.slice(0, paragraph.indexOf(' ') + 1);
+    counts.set(start, (counts.get(start) ?? 0) + 1);
+  }
+  const wanted = share * PARAGRAPHS.length;
+  let best = { start: '', count: 0 };
+  for (const [start, count] of counts) {
+    if (Math.abs(count - wanted) < Math.abs(best.count - wanted)) best = { start, count };
+  }
+  return { start: best.start, share: best.count / PARAGRAPHS.length };
+}

@@ -9,15 +9,19 @@ export interface BenchEndpoint {
   account: BenchAccount;
 }
 
+/** A filter as the API takes it (`filter` of an endpoint; @ingest/events, message-filter.ts). */
+export type EndpointFilter = Record<string, unknown>;
+
 /**
  * `perAccount` endpoints for every account, each at its own path of `urlOf`, subscribed
- * to every outgoing event type (none named: all of them).
+ * to every outgoing event type (none named: all of them), with `filter` if given.
  */
 export async function addEndpoints(
   baseUrl: string,
   accounts: BenchAccount[],
   perAccount: number,
   urlOf: (path: string) => string,
+  filter?: EndpointFilter,
 ): Promise<BenchEndpoint[]> {
   const client = fetchClient(baseUrl);
   const made = accounts.flatMap((account, a) =>
@@ -26,7 +30,11 @@ export async function addEndpoints(
         method: 'POST',
         path: '/api/webhooks/endpoints',
         headers: bearer(account.token),
-        body: { url: urlOf(`/hooks/${a}/${e}`), description: `bench receiver ${e}` },
+        body: {
+          url: urlOf(`/hooks/${a}/${e}`),
+          description: `bench receiver ${e}`,
+          ...(filter === undefined ? {} : { filter }),
+        },
       });
       if (response.status !== 201) {
         throw new Error(`creating an endpoint: ${response.status} ${response.text.slice(0, 300)}`);
@@ -35,6 +43,29 @@ export async function addEndpoints(
     }),
   );
   return Promise.all(made);
+}
+
+/** Takes every endpoint's filter away: from then on it hears every message of its types. */
+export async function unfilterEndpoints(
+  baseUrl: string,
+  endpoints: BenchEndpoint[],
+): Promise<void> {
+  const client = fetchClient(baseUrl);
+  await Promise.all(
+    endpoints.map(async ({ id, account }) => {
+      const response = await client({
+        method: 'PATCH',
+        path: `/api/webhooks/endpoints/${id}`,
+        headers: bearer(account.token),
+        body: { filter: null },
+      });
+      if (response.status !== 200) {
+        throw new Error(
+          `unfiltering endpoint ${id}: ${response.status} ${response.text.slice(0, 300)}`,
+        );
+      }
+    }),
+  );
 }
 
 export async function deleteEndpoints(baseUrl: string, endpoints: BenchEndpoint[]): Promise<void> {

@@ -1,5 +1,6 @@
-// What the bench reads back about outgoing webhooks: how many deliveries the content
-// changes recorded and how many are finished, and how long they took to be delivered.
+// What the bench reads back about outgoing webhooks: how many messages and deliveries the
+// content changes recorded and how many are finished, and how long they took to be
+// delivered.
 import type pg from 'pg';
 
 export interface DeliveryCounts {
@@ -17,6 +18,22 @@ export async function deliveryCounts(db: pg.Pool): Promise<DeliveryCounts> {
      FROM webhook_deliveries`,
   );
   return rows[0] ?? { recorded: 0, finished: 0, failed: 0 };
+}
+
+export interface MessageShare {
+  /** Messages written for applied changes (pings aside): one per change an endpoint heard. */
+  messages: number;
+  /** Events applied (succeeded). */
+  applied: number;
+}
+
+/** With one endpoint per account, the share of the applied changes its filter passed. */
+export async function messageShare(db: pg.Pool): Promise<MessageShare> {
+  const { rows } = await db.query<MessageShare>(
+    `SELECT (SELECT count(*)::int FROM webhook_messages WHERE event_id IS NOT NULL) AS messages,
+       (SELECT count(*)::int FROM webhook_logs WHERE status = 'succeeded') AS applied`,
+  );
+  return rows[0] ?? { messages: 0, applied: 0 };
 }
 
 export interface DeliveryLag {
