@@ -191,7 +191,7 @@ const DEFAULT_PLAN: BenchPlan = {
   deliveryDrainDeadlineSeconds: 10,
   deliveryLagRate: 100,
   deliveryLagSeconds: 8,
-  deliveriesWatchdogSeconds: 270,
+  deliveriesWatchdogSeconds: 330,
   // A capacity search when the capacity phase did not run (about a minute), warm-ups,
   // four closed-loop runs of 5 s, 10 s of latency, two drains of 20,000 creates and the
   // CLI's publish of as many: about three minutes on 2 cores.
@@ -258,7 +258,7 @@ const QUICK_PLAN: Partial<BenchPlan> = {
   deliveryDrainEvents: 1_500,
   deliveryDrainDeadlineSeconds: 6,
   deliveryLagSeconds: 4,
-  deliveriesWatchdogSeconds: 120,
+  deliveriesWatchdogSeconds: 160,
   batchSeconds: 3,
   batchTurns: 1,
   batchesWatchdogSeconds: 180,
