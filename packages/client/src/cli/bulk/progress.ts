@@ -39,8 +39,6 @@ export function summaryTable(summary: BulkSummary, resultsPath: string): string 
   const byCode = (counts: Record<string, number>) =>
     Object.entries(counts).map(([code, count]): [string, string] => [`  ${code}`, String(count)]);
   const { outcomes } = summary;
-  const failedByCode: Record<string, number> = {};
-  for (const { code } of outcomes?.failed ?? []) failedByCode[code] = (failedByCode[code] ?? 0) + 1;
   const rows: Array<[string, string]> = [
     ['events in the file', String(summary.events)],
     ['published (new events)', String(summary.published)],
@@ -53,12 +51,13 @@ export function summaryTable(summary: BulkSummary, resultsPath: string): string 
       'not sent (interrupted)',
       String(summary.events - sent - summary.alreadyDone - summary.refusedBefore),
     ],
+    // Of every accepted line of the file, earlier runs' too.
     ...(outcomes === undefined
       ? ([['outcomes', 'not waited for']] as Array<[string, string]>)
       : ([
-          ['applied', String(outcomes.succeeded.length)],
-          ['failed when applied', String(outcomes.failed.length)],
-          ...byCode(failedByCode),
+          ['applied', String(outcomes.succeeded)],
+          ['failed when applied', String(outcomes.failed)],
+          ...byCode(outcomes.failedByCode),
           ['not finished yet', String(outcomes.pending)],
         ] as Array<[string, string]>)),
     ['time', `${summary.seconds.toFixed(1)} s`],

@@ -1,9 +1,16 @@
 import type { IngestClient } from '../../client.js';
 import type { PublishManyResult } from '../../settle-batch.js';
 import type { BatchEvent } from '../../types.js';
-import { lineHash, lineKey, readLines, surveyFile } from './event-file.js';
+import {
+  lineHash,
+  lineKey,
+  numberedLineKey,
+  parseLine,
+  readLines,
+  surveyFile,
+} from './event-file.js';
 import { waitForOutcomes, type Outcomes } from './outcomes.js';
-import { readResults, ResultsWriter, type LineResult } from './results-file.js';
+import { lineId, lineResult, readResults, ResultsWriter, type LineResult } from './results-file.js';
 
 export interface PublishFileOptions {
   client: IngestClient;
@@ -37,7 +44,7 @@ export interface BulkSummary {
   /** Refused by the service (or not an event): not accepted. */
   refused: number;
   refusedByCode: Record<string, number>;
-  /** What became of this run's accepted events; undefined when not waited for. */
+  /** What became of the file's accepted events, earlier runs' too; undefined: not waited for. */
   outcomes?: Outcomes;
   /** Stopped before every line was sent. */
   interrupted: boolean;
@@ -45,49 +52,43 @@ export interface BulkSummary {
   seconds: number;
 }
 
-interface EventLine {
-  event: string;
-  data: Record<string, unknown>;
+/** Where a line is now, and what names it across edits of the file (see lineId). */
+interface Placed {
+  line: number;
+  hash: string;
+  nth: number;
 }
 
-const parseLine = (text: string): EventLine | string => {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `not JSON: ${(error as Error).message}`;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return 'not a JSON object';
-  const { event, data } = value as Record<string, unknown>;
-  if (typeof event !== 'string') return 'has no "event" name';
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    return 'has no "data" object';
-  return { event, data: data as Record<string, unknown> };
-};
+const isAccepted = (result: LineResult | undefined): result is LineResult & { id: string } =>
+  result?.id !== undefined && result.error === undefined;
 
 /**
  * Publishes the lines of an NDJSON file of `{event, data}` objects in batches,
  * `concurrency` batches at a time, and records each line's result as it is answered.
- * Every line is sent with an idempotencyKey made of the run, its line number and its
- * text (lineKey), so a run stopped anywhere (Ctrl-C, a crash, a lost answer) and started
- * again publishes no line twice: lines the results file records as accepted are skipped
- * whatever became of the file since, refused lines are sent again only once corrected,
- * and any other line sent again gets back the event of its earlier send, if there was one.
- * Then it waits for the accepted events' outcomes and records them too.
+ * A line is named by its text and its occurrence among the file's lines of that text,
+ * never by its number, and sent with an idempotencyKey made of the run and that name
+ * (lineKey). So a run stopped anywhere (Ctrl-C, a crash, a lost answer) and started again,
+ * with lines added, removed or moved in between, publishes no line twice: lines the
+ * results file records as accepted are skipped, refused lines are sent again only once
+ * corrected (a new text), one more copy of a line is one more event, and any other line
+ * sent again gets back the event of its earlier send, if there was one. Then it waits for
+ * the outcomes of the file's accepted events that the results file has none for yet,
+ * earlier runs' included, and records them too.
  */
 export async function publishFile(options: PublishFileOptions): Promise<BulkSummary> {
   const started = performance.now();
   const { digest, events } = await surveyFile(options.file);
   const { header, results: earlier } = await readResults(options.resultsPath, options.file);
   const run = header?.run ?? digest;
+  const keyOf =
+    header === undefined || header.keyedBy === 'text'
+      ? (line: Placed) => lineKey(run, line.hash, line.nth)
+      : (line: Placed) => numberedLineKey(run, line.line, line.hash);
   const writer = new ResultsWriter(
     options.resultsPath,
-    { file: options.file, run },
+    { file: options.file, run, keyedBy: 'text' },
     header === undefined,
   );
-  const isAccepted = (result: LineResult | undefined) =>
-    result?.id !== undefined && result.error === undefined;
   const done = [...earlier.values()].filter(isAccepted).length;
   const summary: BulkSummary = {
     events,
@@ -102,9 +103,11 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
   };
   options.onStart?.({ events, done });
 
-  // This run's accepted events, for their outcomes.
-  const accepted = new Map<string, { line: number; receivedAt: string; hash: string }>();
-  const record = (result: LineResult & { hash: string }, receivedAt?: string) => {
+  // The file's accepted events without a final outcome in the results file, to wait for.
+  const waiting = new Map<string, Placed & { receivedAt?: string }>();
+  // The outcomes the results file records of lines still in the file.
+  const known = { succeeded: 0, failed: 0, failedByCode: {} as Record<string, number> };
+  const record = (result: LineResult, line: Placed) => {
     writer.write(result);
     if (result.error !== undefined) {
       summary.refused += 1;
@@ -112,49 +115,58 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
         (summary.refusedByCode[result.error.code] ?? 0) + 1;
     } else if (result.replayed === true) summary.replayed += 1;
     else summary.published += 1;
-    if (result.error === undefined && result.id !== undefined && receivedAt !== undefined) {
-      accepted.set(result.id, { line: result.line, receivedAt, hash: result.hash });
-    }
+    if (isAccepted(result)) waiting.set(result.id, { ...line, receivedAt: result.receivedAt });
     options.onLine?.(result, summary);
   };
+  const recordedBefore = (result: LineResult & { id: string }, line: Placed) => {
+    if (result.status === 'succeeded') known.succeeded += 1;
+    else if (result.status === 'failed') {
+      const code = result.outcome?.code ?? 'PROCESSING_FAILED';
+      known.failed += 1;
+      known.failedByCode[code] = (known.failedByCode[code] ?? 0) + 1;
+    } else waiting.set(result.id, { ...line, receivedAt: result.receivedAt });
+  };
 
-  // The line and text digest of each event sent and not yet answered, by its place among those sent.
-  const lineOf = new Map<number, { line: number; hash: string }>();
+  // Each event sent and not yet answered, by its place among those sent.
+  const lineOf = new Map<number, Placed>();
   let sent = 0;
   async function* eventsToSend(): AsyncGenerator<BatchEvent> {
-    for await (const line of readLines(options.file)) {
+    // How many lines of each text have gone by: the next one's occurrence.
+    const seen = new Map<string, number>();
+    for await (const { number, text } of readLines(options.file)) {
       if (options.stop.aborted) return;
-      if (line.text.trim() === '') continue;
-      const before = earlier.get(line.number);
+      if (text.trim() === '') continue;
+      const hash = lineHash(text);
+      const nth = seen.get(hash) ?? 0;
+      seen.set(hash, nth + 1);
+      const line = { line: number, hash, nth };
+      const before = earlier.get(lineId(hash, nth));
       if (isAccepted(before)) {
         summary.alreadyDone += 1;
+        recordedBefore(before, line);
         continue;
       }
-      const hash = lineHash(line.text);
-      if (before?.error !== undefined && before.hash === hash) {
+      if (before?.error !== undefined) {
         summary.refusedBefore += 1;
         continue;
       }
-      const parsed = parseLine(line.text);
+      const parsed = parseLine(text);
       if (typeof parsed === 'string') {
-        const message = `Line ${line.number} ${parsed}`;
-        record({ line: line.number, hash, error: { status: 0, code: 'INVALID_LINE', message } });
+        const message = `Line ${number} ${parsed}`;
+        record({ ...line, error: { status: 0, code: 'INVALID_LINE', message } }, line);
         continue;
       }
-      lineOf.set(sent, { line: line.number, hash });
+      lineOf.set(sent, line);
       sent += 1;
       // Checked by the service, event by event: a bad one is refused alone.
-      yield { ...parsed, idempotencyKey: lineKey(run, line.number, hash) } as BatchEvent;
+      yield { ...parsed, idempotencyKey: keyOf(line) } as BatchEvent;
     }
   }
   const onResult = (result: PublishManyResult, index: number) => {
     const line = lineOf.get(index);
     if (line === undefined) throw new Error(`a result for event ${index}, which was not sent`);
     lineOf.delete(index);
-    record(
-      { ...lineResult(line.line, result), hash: line.hash },
-      result.ok ? result.receipt.receivedAt : undefined,
-    );
+    record(lineResult(line, result), line);
   };
 
   try {
@@ -165,18 +177,23 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
     });
     summary.seconds = (performance.now() - started) / 1000;
     if (!options.stop.aborted && options.outcomesTimeoutMs > 0) {
-      const outcomes = await waitForOutcomes(
+      const waited = await waitForOutcomes(
         options.client,
-        accepted,
+        waiting,
         options.outcomesTimeoutMs,
         options.stop,
       );
-      for (const { line, id } of outcomes.succeeded) {
-        writer.write({ line, hash: accepted.get(id)!.hash, id, status: 'succeeded' });
+      const outcomes = { ...known, failedNow: waited.failed.length, pending: waited.pending };
+      for (const id of waited.succeeded) {
+        const { line, hash, nth } = waiting.get(id)!;
+        writer.write({ line, hash, nth, id, status: 'succeeded' });
+        outcomes.succeeded += 1;
       }
-      for (const { line, id, code, message } of outcomes.failed) {
-        const outcome = { code, message };
-        writer.write({ line, hash: accepted.get(id)!.hash, id, status: 'failed', outcome });
+      for (const { id, code, message } of waited.failed) {
+        const { line, hash, nth } = waiting.get(id)!;
+        writer.write({ line, hash, nth, id, status: 'failed', outcome: { code, message } });
+        outcomes.failed += 1;
+        outcomes.failedByCode[code] = (outcomes.failedByCode[code] ?? 0) + 1;
       }
       summary.outcomes = outcomes;
     }
@@ -192,27 +209,4 @@ export async function publishFile(options: PublishFileOptions): Promise<BulkSumm
   // The publishing's time, without the wait for outcomes; set here too when it was cut short.
   if (summary.seconds === 0) summary.seconds = (performance.now() - started) / 1000;
   return summary;
-}
-
-/** A line's result as the results file records it: an accepted line has its event's id. */
-function lineResult(line: number, result: PublishManyResult): LineResult {
-  if (result.ok)
-    return {
-      line,
-      id: result.receipt.id,
-      status: result.receipt.status,
-      ...(result.replayed ? { replayed: true } : {}),
-    };
-  const { status, code, message, errors, requestId } = result.error;
-  return {
-    line,
-    ...(result.id === undefined ? {} : { id: result.id }),
-    error: {
-      status,
-      code,
-      message,
-      ...(errors.length === 0 ? {} : { errors }),
-      ...(requestId === undefined ? {} : { requestId }),
-    },
-  };
 }

@@ -157,7 +157,8 @@ async function publishBulk(
     progress?.stop();
     tell(summaryTable(summary, resultsPath));
     if (summary.interrupted) return 130;
-    return summary.refused > 0 || (summary.outcomes?.failed.length ?? 0) > 0 ? 1 : 0;
+    // A failure an earlier run already told of (its exit code was 1) does not fail this one.
+    return summary.refused > 0 || (summary.outcomes?.failedNow ?? 0) > 0 ? 1 : 0;
   } finally {
     progress?.stop();
     process.off('SIGINT', onSignal);
