@@ -150,6 +150,8 @@ async function load(publisher: RegisteredAccount, key: string) {
     await accept(api, key, 'article.update', { slug: uniqueSlug(), title: 'No such article' }),
   ];
   for (const id of finished) await finalReceipt(api, key, id);
+  // The update of no article failed for good, and is counted by its code.
+  await seriesOf('ingest_events_failed_total{code="ARTICLE_NOT_FOUND"} > 0');
   expect((await sendEvent(api, key, 'article.create', { title: '' })).statusCode).toBe(400);
   await seriesOf('ingest_webhook_endpoint_failing_seconds');
   await seriesOf('ingest_webhook_attempt_seconds_bucket');

@@ -1,4 +1,4 @@
-import { SECOND_MS } from '@ingest/contracts';
+import { SECOND_MS, TRANSIENT_FAILURE_CODE, type ErrorCode } from '@ingest/contracts';
 import type { EventRow } from '@ingest/event-log';
 import {
   Counter,
@@ -20,9 +20,25 @@ export type JobOutcome =
   | 'waiting_for_slot'
   | 'handed_back';
 
+/**
+ * The codes an event fails with as it is applied: its own faults, and PROCESSING_FAILED
+ * once its attempts ran out on a cause outside it. Their series of
+ * ingest_events_failed_total start at 0; any other code is counted from its first failure.
+ */
+const EVENT_FAILURE_CODES = [
+  'ARTICLE_NOT_FOUND',
+  'HIGHLIGHT_NOT_FOUND',
+  'SLUG_TAKEN',
+  'VERSION_CONFLICT',
+  'VALIDATION_FAILED',
+  'UNKNOWN_EVENT',
+  TRANSIENT_FAILURE_CODE,
+] as const satisfies readonly ErrorCode[];
+
 export interface WorkerMetrics {
   registry: Registry;
   jobsProcessed: Counter<'event' | 'outcome'>;
+  eventsFailed: Counter<'code'>;
   processingSeconds: Histogram<'event'>;
   lagSeconds: Histogram<'event'>;
   deliveryAttempts: Counter<'outcome'>;
@@ -43,6 +59,18 @@ export function createWorkerMetrics(shards: ContentShards): WorkerMetrics {
       labelNames: ['event', 'outcome'],
       registers: [registry],
     }),
+    // By code alone: the codes are a closed set (ErrorCode), the events another; the
+    // failure ratio by event is ingest_jobs_processed_total's.
+    eventsFailed: fromZero(
+      new Counter({
+        name: 'ingest_events_failed_total',
+        help: "Events failed for good, by error code: the event's own (ARTICLE_NOT_FOUND, SLUG_TAKEN, VERSION_CONFLICT, ...), or PROCESSING_FAILED when its attempts ran out on a cause outside it",
+        labelNames: ['code'],
+        registers: [registry],
+      }),
+      'code',
+      EVENT_FAILURE_CODES,
+    ),
     processingSeconds: new Histogram({
       name: 'ingest_job_processing_seconds',
       help: 'Time a worker spent on a job run, by event',

@@ -264,7 +264,7 @@ async function failAttempt(
   const final = permanent || isLastAttempt(job);
   const eventError = eventErrorOf(error, attempt, final);
   const fields = fieldsOf(row, attempt);
-  if (final) deps.counters.failed.increment(1, row.accountId);
+  if (final) countFailed(deps, row, eventError.code);
   if (permanent) deps.logger.info({ ...fields, code: eventError.code }, 'event failed');
   else
     deps.logger.warn(
@@ -281,6 +281,12 @@ async function failAttempt(
     }),
   );
   if (left) parts.waker.wake(linesOf(row));
+}
+
+/** Counts an event failed for good: by account in the minute history, by code in Prometheus. */
+function countFailed(deps: WorkerDeps, row: EventRow, code: string): void {
+  deps.counters.failed.increment(1, row.accountId);
+  deps.metrics.eventsFailed.inc({ code });
 }
 
 /**
@@ -315,7 +321,7 @@ function reportApplied(
       deps.metrics.jobsProcessed.inc({ event, outcome: outcome.ok ? 'succeeded' : 'failed' });
     }
     if (!outcome.ok) {
-      deps.counters.failed.increment(1, row.accountId);
+      countFailed(deps, row, outcome.error.code);
       deps.logger.info(
         { ...fields, code: outcome.error.code },
         inRun ? 'event failed in the run of an earlier event' : 'event failed',
