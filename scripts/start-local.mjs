@@ -33,17 +33,56 @@ if (env.JWT_SECRET === undefined || env.JWT_SECRET === '') {
   if (created) console.log(`start: made a token secret for this checkout in ${path} (not in git)`);
 }
 
-// A signal stops the step under way (or the apps); what was
-// served is stopped after, whichever step it came in.
+// A signal stops the step under way (or the apps); what was served is stopped after,
+// whichever step it came in. Each child is signalled once: Ctrl-C at a terminal reaches
+// this script twice (from the terminal, and again from pnpm, which forwards it), and an
+// app signalled again while it drains would be killed mid-drain. A signal that comes
+// AGAIN_AFTER_MS or more after the first is someone asking a second time: the apps are
+// killed, after a line saying so.
+const AGAIN_AFTER_MS = 2_000;
 let step;
 let apps = [];
 let stopping = false;
+let firstSignalAt = 0;
+let killed = false;
+const signalled = new WeakSet();
+
+/** Sends `signal` to `child` unless it was sent one already or has exited. */
+function signalOnce(child, signal) {
+  if (child === undefined || signalled.has(child)) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  signalled.add(child);
+  child.kill(signal);
+}
+
+/**
+ * SIGKILL to `child`, or to the process group it leads (`group`): an app runs detached,
+ * and under `--dev` its group holds tsx watch and the app that tsx runs.
+ */
+function kill(child, group) {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(group ? -child.pid : child.pid, 'SIGKILL');
+  } catch {
+    // gone meanwhile
+  }
+}
+
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
-    stopping = true;
-    step?.kill(signal);
-    // SIGTERM for Ctrl-C too: each app stops cleanly on it, and exits 0.
-    for (const app of apps) app.kill('SIGTERM');
+    if (!stopping) {
+      stopping = true;
+      firstSignalAt = Date.now();
+      signalOnce(step, signal);
+      // SIGTERM for Ctrl-C too: each app stops cleanly on it, and exits 0.
+      for (const app of apps) signalOnce(app, 'SIGTERM');
+      return;
+    }
+    if (killed || Date.now() - firstSignalAt < AGAIN_AFTER_MS) return;
+    killed = true;
+    console.error('start: asked again: killing the apps without waiting for them to drain');
+    kill(step, false);
+    for (const app of apps) kill(app, true);
   });
 }
 
@@ -66,7 +105,8 @@ function pnpm(...args) {
  * Runs the API and the worker, each a node process of its own with no shell or pnpm in
  * between: a signal reaches them as it would in production, and they stop cleanly with
  * exit code 0, where a shell or pnpm between would die of the signal and report a failure.
- * Their lines are prefixed with their names; when one fails, the other is stopped.
+ * Their lines are prefixed with their names; when one fails, the other is stopped. An app
+ * that does not exit 0, stopping or not, fails the start.
  */
 function runApps() {
   const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -79,7 +119,8 @@ function runApps() {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
       // A group of its own: Ctrl-C reaches only this script, which stops each app once.
-      // tsx watch, signalled twice (by the terminal and by us), would kill its app at once.
+      // tsx watch, signalled twice, kills its app at once; the app itself, signalled twice,
+      // would only ignore the second.
       detached: true,
     });
     for (const [from, to] of [
@@ -88,20 +129,26 @@ function runApps() {
     ]) {
       createInterface({ input: from }).on('line', (line) => to.write(`[${name}] ${line}\n`));
     }
-    return child;
+    return { name, child };
   });
-  apps = children;
+  apps = children.map(({ child }) => child);
+  // A signal that came while they were spawned found no app to stop.
+  if (stopping) for (const app of apps) signalOnce(app, 'SIGTERM');
   return Promise.all(
     children.map(
-      (child) =>
+      ({ name, child }) =>
         new Promise((done) => {
           child.once('error', (error) => {
             console.error(`start: could not run ${child.spawnargs.join(' ')} (${error.message})`);
             done(false);
           });
-          child.once('close', (code) => {
-            const ok = code === 0 || stopping;
-            if (!ok) for (const other of children) if (other !== child) other.kill('SIGTERM');
+          child.once('close', (code, signal) => {
+            const ok = code === 0;
+            if (!ok && stopping && !killed) {
+              const how = signal === null ? `exited with code ${code}` : `was killed by ${signal}`;
+              console.error(`start: the ${name} ${how} while stopping`);
+            }
+            if (!ok) for (const other of apps) if (other !== child) signalOnce(other, 'SIGTERM');
             done(ok);
           });
         }),

@@ -1,8 +1,10 @@
 // Two deployments, each with its own database, on one Redis: a process refuses a Redis key
 // prefix another deployment holds (exit 1, one line naming the prefix); under prefixes of
-// their own, each deployment's workers apply its own events.
-import { randomBytes } from 'node:crypto';
-import { deploymentKey } from '@ingest/queue';
+// their own, each deployment's workers apply its own events; a worker given a job for an
+// event its database does not hold says so and leaves the job to its owner; and a running
+// worker claims its prefix again, and stops when another deployment holds it.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { deploymentKey, enqueueContentEvents, NAMESPACE_RECLAIM_MS } from '@ingest/queue';
 import { freePort, runCommand, typeScriptEntry, type RunningProcess } from '@ingest/test-harness';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -18,6 +20,9 @@ import { startWorkerProcess } from './support/worker-process.js';
 let other: ScratchDatabase;
 let apiA: TestApi;
 let apiB: TestApi;
+let prefixA: string;
+let prefixB: string;
+let workerA: RunningProcess;
 const workers: RunningProcess[] = [];
 const redis = new Redis(TEST_REDIS_URL);
 
@@ -25,6 +30,8 @@ beforeAll(async () => {
   other = await createScratchDatabase();
   apiA = await startTestApi();
   apiB = await startTestApi({ DATABASE_URL: other.url });
+  prefixA = `test:${apiA.tag}`;
+  prefixB = `test:${apiB.tag}`;
 });
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.stop('SIGTERM')));
@@ -34,16 +41,25 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function deploymentIdOf(url: string): Promise<string | undefined> {
+/** The rows `sql` reads from the database at `url`. */
+async function rowsOf<Row extends object>(url: string, sql: string, params: unknown[] = []) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ id: string }>('SELECT id FROM deployment');
-    return rows[0]?.id;
+    return (await client.query<Row>(sql, params)).rows;
   } finally {
     await client.end();
   }
 }
+
+const deploymentIdOf = async (url: string): Promise<string | undefined> =>
+  (await rowsOf<{ id: string }>(url, 'SELECT id FROM deployment'))[0]?.id;
+
+/** What a database records of an event: its row and its attempts. */
+const eventRecordOf = async (url: string, eventId: string) => ({
+  event: (await rowsOf(url, 'SELECT * FROM webhook_logs WHERE id = $1', [eventId]))[0],
+  attempts: await rowsOf(url, 'SELECT * FROM event_attempts WHERE event_id = $1', [eventId]),
+});
 
 /** Starts an app's process on `databaseUrl` under `prefix`, expecting it to refuse. */
 const refusedStart = async (entry: string, databaseUrl: string, prefix: string) =>
@@ -62,10 +78,9 @@ const refusedStart = async (entry: string, databaseUrl: string, prefix: string) 
 
 describe('several deployments on one Redis', () => {
   it('refuses a prefix another deployment holds, and keeps each deployment to its own jobs', async () => {
-    const prefixA = `test:${apiA.tag}`;
-    const prefixB = `test:${apiB.tag}`;
     // A's worker claims its prefix for A's database.
-    workers.push(await startWorkerProcess(apiA.tag));
+    workerA = await startWorkerProcess(apiA.tag);
+    workers.push(workerA);
     const idA = await deploymentIdOf(TEST_DATABASE_URL);
     expect(idA).toMatch(/^[0-9a-f-]{36}$/);
     expect(await redis.get(deploymentKey(prefixA))).toBe(idA);
@@ -104,4 +119,86 @@ describe('several deployments on one Redis', () => {
       expect(await finalReceipt(api, key, id)).toMatchObject({ status: 'succeeded' });
     }
   }, 90_000);
+
+  it('leaves a job for an event its database does not hold to the deployment that holds it', async () => {
+    // An event of B's, held in B's paused queue so that nothing applies it meanwhile.
+    await apiB.deps.queues.pause(true);
+    const { key } = await createKey(apiB, await registerAccount(apiB));
+    const slug = uniqueSlug();
+    const eventId = await accept(apiB, key, 'article.create', articleData({ slug }));
+    const before = await eventRecordOf(other.url, eventId);
+    expect(before.event).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(before.attempts).toEqual([]);
+
+    // Its job in A's queue, as B's API would queue it under A's prefix.
+    const { account_id: accountId, request_id: requestId } = before.event as {
+      account_id: string;
+      request_id: string;
+    };
+    const data = { eventId, requestId, accountId };
+    await enqueueContentEvents(
+      apiA.deps.queues,
+      [{ event: 'article.create', data, weight: 1 }],
+      apiA.deps.config.jobs,
+    );
+
+    // A's worker takes it and says so, loudly, naming the event and the prefix...
+    const said = JSON.parse(
+      await workerA.waitForLine(new RegExp(`"eventId":"${eventId}".*does not hold`)),
+    ) as Record<string, unknown>;
+    expect(said).toMatchObject({ level: 'error', eventId, requestId, keyPrefix: prefixA });
+    expect(said.msg).toContain('REDIS_KEY_PREFIX');
+    // ...and fails the job rather than completing it: it stays in the failed set, as it
+    // was queued, where its owner's reconciler finds it and queues it again.
+    const queue = apiA.deps.queues.of(accountId);
+    await expect.poll(() => queue.getJobState(eventId), { timeout: 10_000 }).toBe('failed');
+    const job = await queue.getJob(eventId);
+    expect(job?.name).toBe('article.create');
+    expect(job?.data).toEqual(data);
+    expect(job?.failedReason).toBe(`event ${eventId} is not recorded`);
+
+    // Neither database changed: A records nothing of it, B's event waits as it did.
+    expect(await eventRecordOf(TEST_DATABASE_URL, eventId)).toEqual({
+      event: undefined,
+      attempts: [],
+    });
+    expect(
+      await rowsOf(TEST_DATABASE_URL, 'SELECT id FROM articles WHERE slug = $1', [slug]),
+    ).toEqual([]);
+    expect(await eventRecordOf(other.url, eventId)).toEqual(before);
+    // Its owner applies it.
+    await apiB.deps.queues.pause(false);
+    expect(await finalReceipt(apiB, key, eventId)).toMatchObject({ status: 'succeeded' });
+  }, 60_000);
+
+  it('claims the prefix again while it runs, and stops once another deployment holds it', async () => {
+    const idA = await deploymentIdOf(TEST_DATABASE_URL);
+    // Gone, as after a Redis restart without persistence: A's running worker sets it again.
+    await redis.del(deploymentKey(prefixA));
+    await expect
+      .poll(() => redis.get(deploymentKey(prefixA)), { timeout: 4 * NAMESPACE_RECLAIM_MS })
+      .toBe(idA);
+    // The line may arrive after the key: it is written once the key is set.
+    await workerA.waitForLine(/claimed it again/, 5_000);
+    expect(workerA.lines.filter((line) => line.includes('claimed it again'))).toHaveLength(1);
+
+    // Taken meanwhile by another deployment: A's worker stops, exit code 1, one line.
+    const from = workerA.lines.length;
+    const otherId = randomUUID();
+    await redis.set(deploymentKey(prefixA), otherId);
+    await expect.poll(() => workerA.hasExited(), { timeout: 4 * NAMESPACE_RECLAIM_MS }).toBe(true);
+    expect(await workerA.stop()).toBe(1);
+    // Its last line, and its only one above info since the key changed hands.
+    const said = workerA.lines.slice(from).filter((line) => !line.includes('"level":"info"'));
+    expect(said).toEqual([workerA.lines.at(-1)]);
+    expect(JSON.parse(said[0] ?? '{}')).toMatchObject({
+      level: 'error',
+      keyPrefix: prefixA,
+      msg: expect.stringContaining(
+        `the Redis key prefix "${prefixA}" belongs to another deployment (${otherId}; this database's is ${idA})`,
+      ),
+    });
+    // The claim is the other deployment's still.
+    expect(await redis.get(deploymentKey(prefixA))).toBe(otherId);
+  }, 60_000);
 });

@@ -5,19 +5,20 @@
 // the machine's own servers hold 5432 and 6379; START_STATE_DIR keeps the data out of the
 // checkout's .local. The start runs with --dev (`pnpm dev`): the same path as `pnpm start`
 // without its `pnpm install` and build, which must not run beside other test files.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '@ingest/config';
 import {
   createPublisher,
   fetchClient,
   freePort,
   newAccountFields,
+  REPO_ROOT,
   runCommand,
-  spawnProcess,
-  type RunningProcess,
 } from '@ingest/test-harness';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,7 +39,7 @@ const newDir = () => mkdtemp(join(tmpdir(), 'ingest-start-'));
 const stateDir = await newDir();
 await chmod(stateDir, 0o755);
 const [postgresPort, redisPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-const running = new Set<RunningProcess>();
+const running = new Set<Started>();
 
 /** The environment of a start on a machine where nothing is configured. */
 const startEnv = (overrides: Record<string, string> = {}) => ({
@@ -56,7 +57,7 @@ const startEnv = (overrides: Record<string, string> = {}) => ({
 const up = (port: number) => answers({ host: '127.0.0.1', port });
 
 afterAll(async () => {
-  await Promise.all([...running].map((proc) => proc.stop('SIGINT', 30_000)));
+  await Promise.all([...running].map((proc) => proc.signalGroup('SIGINT', 30_000)));
   // Should a start have died without stopping its servers, they go by their pid files.
   for (const pidFile of ['postgres/postmaster.pid', 'redis/redis.pid']) {
     const path = join(stateDir, pidFile);
@@ -72,10 +73,60 @@ afterAll(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-/** Starts `pnpm dev`'s path and waits until the API answers ready. */
-async function start(): Promise<RunningProcess> {
+/** A start run as a terminal runs a command: the leader of a process group of its own. */
+interface Started {
+  /** Every line it wrote, the apps' prefixed with `[api] ` and `[worker] `. */
+  lines: string[];
+  hasExited(): boolean;
+  /**
+   * Sends `signal` to the whole group, as Ctrl-C at a terminal does (pnpm, the start
+   * script and whatever else runs in the foreground each get it), then SIGKILL to the group
+   * after `graceMs`; resolves with the exit code.
+   */
+  signalGroup(signal: NodeJS.Signals, graceMs: number): Promise<number | null>;
+}
+
+function spawnStart(): Started {
   // Through pnpm, as a user runs it: pnpm must see the stop as a success too.
-  const proc = spawnProcess({ name: 'start', command: 'pnpm', nodeArgs: ['dev'], env: startEnv() });
+  const child = spawn('pnpm', ['dev'], {
+    cwd: REPO_ROOT,
+    // Info, for the apps' `shut down cleanly`.
+    env: { ...process.env, ...startEnv({ LOG_LEVEL: 'info' }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => lines.push(line));
+  }
+  // 'close', not 'exit': by then every line it wrote has been read.
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const hasExited = () => child.exitCode !== null || child.signalCode !== null;
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group is gone
+    }
+  };
+  return {
+    lines,
+    hasExited,
+    async signalGroup(signal, graceMs) {
+      if (!hasExited()) group(signal);
+      const timer = setTimeout(() => group('SIGKILL'), graceMs);
+      try {
+        return await closed;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Starts `pnpm dev`'s path and waits until the API answers ready. */
+async function start(): Promise<Started> {
+  const proc = spawnStart();
   running.add(proc);
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -90,15 +141,29 @@ async function start(): Promise<RunningProcess> {
   }
 }
 
+const fromApp = (line: string) => /^\[(api|worker)\] /.test(line);
+
 /**
- * Ctrl-C (SIGINT) or a service manager's SIGTERM: it exits 0 with one line, no failure
- * reported by pnpm, and leaves nothing running.
+ * Ctrl-C at a terminal (SIGINT to the foreground process group) or a service manager's
+ * SIGTERM to every process of the service: it exits 0 with one line, no failure reported
+ * by pnpm, the apps drain and exit by themselves (not killed mid-drain by a second
+ * signal), and nothing is left running.
  */
-async function stop(proc: RunningProcess, signal: NodeJS.Signals): Promise<void> {
-  expect(await proc.stop(signal, 30_000)).toBe(0);
+async function stop(proc: Started, signal: NodeJS.Signals): Promise<void> {
+  expect(await proc.signalGroup(signal, 30_000)).toBe(0);
   running.delete(proc);
-  expect(proc.lines.filter((line) => /ERR_PNPM|ELIFECYCLE|failed/i.test(line))).toEqual([]);
-  expect(proc.lines.filter((line) => line.startsWith('start: ')).at(-1)).toBe('start: stopped');
+  const own = proc.lines.filter((line) => !fromApp(line));
+  expect(own.filter((line) => /ERR_PNPM|ELIFECYCLE|failed/i.test(line))).toEqual([]);
+  expect(own.filter((line) => line.startsWith('start: ')).at(-1)).toBe('start: stopped');
+  for (const app of ['api', 'worker']) {
+    const lines = proc.lines.filter((line) => line.startsWith(`[${app}] `));
+    expect(
+      lines.filter((line) => line.includes('"msg":"shut down cleanly"')),
+      app,
+    ).toHaveLength(1);
+    // tsx watch says so when it kills an app that did not exit in time.
+    expect(lines.filter((line) => /Force killing|"level":"(error|fatal)"/.test(line))).toEqual([]);
+  }
   expect(await up(postgresPort)).toBe(false);
   expect(await up(redisPort)).toBe(false);
   const left = await runCommand('pgrep', ['-f', stateDir]);

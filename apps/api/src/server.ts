@@ -3,7 +3,7 @@
 import { loadApiConfig, loadConfigOrExit } from '@ingest/config';
 import { checkDatabase, readDeploymentId } from '@ingest/db';
 import { exitUnlessServicesAnswer, startTracing } from '@ingest/observability';
-import { checkRedis, claimNamespace } from '@ingest/queue';
+import { checkRedis, claimNamespace, holdNamespace } from '@ingest/queue';
 import { createApiRuntime } from './runtime.js';
 
 const config = loadConfigOrExit(loadApiConfig);
@@ -16,16 +16,29 @@ await exitUnlessServicesAnswer('api', [
 ]);
 // One deployment per Redis namespace: this database's id claims REDIS_KEY_PREFIX, and a
 // prefix another deployment holds is refused, since the two would take each other's jobs.
+const deploymentId = readDeploymentId(config.database.url);
 await exitUnlessServicesAnswer('api', [
-  readDeploymentId(config.database.url).then((id) => claimNamespace(config.redis, id)),
+  deploymentId.then((id) => claimNamespace(config.redis, id)),
 ]);
 const { app, deps, close } = await createApiRuntime(config);
 const { logger } = deps;
+// The claim, made again every few seconds while the API runs (a Redis restarted without
+// persistence forgets it). Should another deployment hold the prefix meanwhile, the API
+// stops at once: every event it queues from then on would go to that deployment's workers.
+const hold = holdNamespace(deps.redis, config.redis.keyPrefix, await deploymentId, logger, () =>
+  process.exit(1),
+);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
-  if (closing) return;
+  // A second signal while draining is ignored, not obeyed: Ctrl-C reaches a process
+  // twice when something between forwards it too, and dying then would cut the drain short.
+  if (closing) {
+    logger.info({ signal }, 'already shutting down; the signal is ignored');
+    return;
+  }
   closing = true;
+  hold.stop();
   logger.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
   try {
     await close();
@@ -36,7 +49,7 @@ async function shutdown(signal: string): Promise<void> {
     process.exitCode = 1;
   }
 }
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ host: config.http.host, port: config.http.port });

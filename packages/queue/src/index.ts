@@ -6,7 +6,13 @@ export {
   type RedisTarget,
 } from './redis-connection.js';
 export { checkRedis } from './reachability.js';
-export { claimNamespace, deploymentKey } from './deployment-claim.js';
+export {
+  claimNamespace,
+  deploymentKey,
+  holdNamespace,
+  NAMESPACE_RECLAIM_MS,
+  type NamespaceHold,
+} from './deployment-claim.js';
 export { CONTENT_EVENTS_QUEUE, ContentJobDataSchema, type ContentJobData } from './job-registry.js';
 export {
   contentJobOptions,
