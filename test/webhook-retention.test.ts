@@ -13,7 +13,7 @@ const RETENTION_DAYS = 7;
 const OLD_DAYS = 10;
 const RECENT_DAYS = 1;
 
-type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+type DeliveryStatus = 'pending' | 'held' | 'succeeded' | 'failed';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -45,7 +45,8 @@ async function subscriber(): Promise<Subscriber> {
 
 /**
  * A message made `daysOld` days ago with one delivery per status given. A pending one is
- * due in an hour, so that no delivery reconciler of another file takes it meanwhile.
+ * due in an hour, so that no delivery reconciler of another file takes it meanwhile; a held
+ * one is due at no time, as its endpoint's pause leaves it.
  */
 async function message(
   { account, endpointId }: Subscriber,
@@ -66,7 +67,7 @@ async function message(
       attempts: 1,
       createdAt,
       nextAttemptAt: status === 'pending' ? new Date(Date.now() + 3_600_000) : null,
-      finishedAt: status === 'pending' ? null : createdAt,
+      finishedAt: status === 'pending' || status === 'held' ? null : createdAt,
     })),
   });
   return id;
@@ -114,6 +115,28 @@ describe('webhook message retention', () => {
     });
     expect(await expire({})).toEqual({ messages: 1, deliveries: 2 });
     expect(await left([waiting])).toEqual({ messages: 0, deliveries: 0 });
+  });
+
+  it('keeps a message past the retention while a delivery of it is held', async () => {
+    const sub = await subscriber();
+    const paused = await api.app.inject({
+      method: 'POST',
+      url: `/api/webhooks/endpoints/${sub.endpointId}/pause`,
+      headers: bearer(sub.account.token),
+    });
+    expect(paused.statusCode, paused.body).toBe(200);
+    const held = await message(sub, OLD_DAYS, ['succeeded', 'held']);
+
+    expect(await expire({})).toEqual({ messages: 0, deliveries: 0 });
+    expect(await left([held])).toEqual({ messages: 1, deliveries: 2 });
+
+    // Given up on at last: it goes with the next call.
+    await api.deps.db.prisma.webhookDelivery.updateMany({
+      where: { messageId: held, status: 'held' },
+      data: { status: 'failed', finishedAt: new Date() },
+    });
+    expect(await expire({})).toEqual({ messages: 1, deliveries: 2 });
+    expect(await left([held])).toEqual({ messages: 0, deliveries: 0 });
   });
 
   it('skips a message that a resend is adding a delivery to, and then keeps it', async () => {

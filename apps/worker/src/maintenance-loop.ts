@@ -16,6 +16,7 @@ async function eraseAccounts(deps: WorkerDeps): Promise<void> {
     redis: deps.redis,
     keyPrefix: config.redis.keyPrefix,
     queues: queues.all,
+    deliveryQueue: deps.deliveryQueue,
     archiveDir: config.eventLog.archiveDir,
     settleMs: config.worker.erasureSettleMs,
     batchRows: ERASURE_BATCH_ROWS,

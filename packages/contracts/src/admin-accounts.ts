@@ -105,7 +105,10 @@ export const AccountShareChangeSchema = z
     changedAt: z.iso.datetime(),
     operator: z.object({
       id: z.uuid().nullable().meta({ description: "Null once the operator's account is gone" }),
-      email: z.string().meta({ description: "The operator's email when they made the change" }),
+      email: z.string().meta({
+        description:
+          "The operator's email when they made the change; `(erased operator)` once their account is erased",
+      }),
     }),
     from: AccountShareSchema,
     to: AccountShareSchema,

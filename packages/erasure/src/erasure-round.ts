@@ -1,4 +1,3 @@
-import { eraseAccountFromArchives } from '@ingest/event-archive';
 import {
   deleteAccountEvents,
   failAccountEvents,
@@ -8,7 +7,9 @@ import {
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type pg from 'pg';
-import { eraseRedisTraces } from './redis-traces.js';
+import { deleteAccountArticles } from './articles.js';
+import { addCounts } from './erasure-counts.js';
+import { sweep } from './sweep.js';
 
 export interface ErasureDeps {
   /** Connections that are sessions (not through a transaction-mode pooler): see `direct`. */
@@ -18,6 +19,8 @@ export interface ErasureDeps {
   keyPrefix: string;
   /** Every queue whose jobs may name an account: the content shards. */
   queues: readonly Queue[];
+  /** The webhook-deliveries queue, whose jobs name a delivery (delivery-jobs.ts). */
+  deliveryQueue: Queue;
   /** Where the event log's archives are written (EVENT_LOG_ARCHIVE_DIR), if anywhere. */
   archiveDir: string | null;
   /**
@@ -38,8 +41,8 @@ export interface ErasureProgress {
 }
 
 /**
- * One batch of each table's rows of the account outside the event log (which
- * deleteAccountEvents deletes), in one statement.
+ * One batch of each table's rows of the account, in one statement: all but the event log's
+ * (deleteAccountEvents) and the articles' (deleteAccountArticles).
  */
 const BATCH = `
   WITH deliveries AS (
@@ -68,11 +71,6 @@ const BATCH = `
     DELETE FROM highlights WHERE id IN (
       SELECT id FROM highlights WHERE account_id = $1 LIMIT $2)
     RETURNING 1
-  ),
-  articles AS (
-    DELETE FROM articles WHERE id IN (
-      SELECT id FROM articles WHERE account_id = $1 LIMIT $2)
-    RETURNING 1
   )
   SELECT jsonb_build_object(
     'webhook_deliveries', (SELECT count(*) FROM deliveries),
@@ -80,16 +78,15 @@ const BATCH = `
     'webhook_endpoints', (SELECT count(*) FROM endpoints),
     'account_share_changes', (SELECT count(*) FROM shares),
     'api_keys', (SELECT count(*) FROM keys),
-    'highlights', (SELECT count(*) FROM highlights),
-    'articles', (SELECT count(*) FROM articles)
+    'highlights', (SELECT count(*) FROM highlights)
   ) AS deleted`;
 
-/** Adds `deleted` to the erasure's counts, table by table. */
-const ADD_COUNTS = `
-  UPDATE account_erasures SET counts = (
-    SELECT jsonb_object_agg(key, COALESCE((counts ->> key)::int, 0) + COALESCE((($2::jsonb) ->> key)::int, 0))
-    FROM (SELECT jsonb_object_keys(counts || $2::jsonb) AS key) AS keys)
-  WHERE id = $1`;
+/**
+ * What an erased operator's share changes on other accounts hold instead of their email:
+ * not an address, so it names no one, and the column stays required, so the account page
+ * keeps its shape. Their `operator_id` goes null with the account (its foreign key).
+ */
+const ERASED_OPERATOR = '(erased operator)';
 
 async function deleteBatch(
   tx: Queryable,
@@ -104,29 +101,37 @@ async function deleteBatch(
     accountId,
     rows,
   ]);
-  const deleted = { ...events, ...result[0]?.deleted };
-  await tx.query(ADD_COUNTS, [erasureId, JSON.stringify(deleted)]);
+  const articles = await deleteAccountArticles(tx, accountId, rows);
+  const deleted = { ...events, ...result[0]?.deleted, ...articles };
+  await addCounts(tx, erasureId, deleted);
   return deleted;
 }
 
 /**
- * Ends the erasure: the account's row goes (with anything a cascade still reaches), an
- * operator id it left on other erasure records is cleared, and this record forgets the
- * account.
+ * Ends the erasure: the account's row goes (with anything a cascade still reaches), its
+ * email leaves the share changes it made as an operator (counted as
+ * `account_share_changes.operator_email`), an operator id it left on other erasure records
+ * is cleared, and this record forgets the account.
  */
-async function finish(deps: ErasureDeps, erasureId: string, accountId: string, extra: object) {
+async function finish(deps: ErasureDeps, erasureId: string, accountId: string) {
   await inTransaction(deps.pool, async (tx) => {
     await failAccountEvents(tx, accountId);
-    await deleteAccountEvents(tx, accountId, deps.batchRows);
+    const events = await deleteAccountEvents(tx, accountId, deps.batchRows);
+    const changes = await tx.query(
+      'UPDATE account_share_changes SET operator_email = $2 WHERE operator_id = $1',
+      [accountId, ERASED_OPERATOR],
+    );
     await tx.query('DELETE FROM accounts WHERE id = $1', [accountId]);
     await tx.query('UPDATE account_erasures SET operator_id = NULL WHERE operator_id = $1', [
       accountId,
     ]);
+    await addCounts(tx, erasureId, {
+      ...events,
+      'account_share_changes.operator_email': changes.rowCount ?? 0,
+    });
     await tx.query(
-      `UPDATE account_erasures
-       SET account_id = NULL, finished_at = now(), counts = counts || $2::jsonb
-       WHERE id = $1`,
-      [erasureId, JSON.stringify(extra)],
+      'UPDATE account_erasures SET account_id = NULL, finished_at = now() WHERE id = $1',
+      [erasureId],
     );
   });
 }
@@ -138,8 +143,9 @@ const sum = (deleted: Record<string, number>) =>
  * Works on the oldest unfinished erasure, if another process is not already: deletes the
  * account's rows batch by batch until none is left or `maxBatches` ran; once none is left
  * and the erasure has settled (ErasureDeps.settleMs), removes what Redis and the archives
- * hold of the account and finishes. Every step can run again: a crash anywhere resumes
- * at the next round. Undefined when there is no erasure to work on.
+ * hold of the account (sweep.ts) and finishes, unless a worker held a job the sweep had to
+ * remove: then a later round sweeps again. Every step can run again: a crash anywhere
+ * resumes at the next round. Undefined when there is no erasure to work on.
  */
 export async function continueErasure(
   deps: ErasureDeps,
@@ -182,20 +188,8 @@ async function work(
       deleted[table] = (deleted[table] ?? 0) + rows;
     if (sum(round) === 0) {
       if (Date.now() - startedAt.getTime() < deps.settleMs) break;
-      const redis = await eraseRedisTraces(deps.redis, deps.keyPrefix, deps.queues, accountId);
-      const archives =
-        deps.archiveDir === null ? {} : await eraseAccountFromArchives(deps.archiveDir, accountId);
-      if (Object.keys(archives).length > 0) {
-        await deps.pool.query(
-          'UPDATE account_erasures SET archives = archives || $2::jsonb WHERE id = $1',
-          [id, JSON.stringify(archives)],
-        );
-      }
-      await finish(deps, id, accountId, {
-        redis_keys: redis.keys,
-        redis_members: redis.members,
-        redis_jobs: redis.jobs,
-      });
+      if (!(await sweep(deps, id, accountId))) break;
+      await finish(deps, id, accountId);
       return { id, finished: true, deleted };
     }
   }

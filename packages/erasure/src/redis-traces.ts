@@ -1,9 +1,8 @@
-import type { JobType, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { Cluster, type Redis } from 'ioredis';
+import { removeJobs, type RemovedJobs } from './queue-jobs.js';
 
 const PAGE = 500;
-/** Job states whose jobs carry their account in their data until they are removed. */
-const JOB_STATES: JobType[] = ['completed', 'failed', 'delayed', 'waiting', 'prioritized'];
 
 type Node = Redis;
 /** Where SCAN must run: each master of a cluster, or the one server. */
@@ -26,15 +25,16 @@ async function* scanKeys(node: Node, pattern: string, type?: string): AsyncGener
  * Removes what Redis holds of an account, under this deployment's prefix: keys whose name
  * holds its id (its in-flight slots, rate limits), hash fields and sorted-set members that
  * name it (the fair order, the per-minute history), and jobs whose data names it, in every
- * state that keeps them. Returns how many keys, members and jobs went. It reads every
- * hash and sorted set under the prefix: the cost of a rare erasure, not of every event.
+ * state. Returns how many keys, members and jobs went, and how many of its jobs a worker
+ * held (`skipped`), which only a later sweep can remove. It reads every hash and sorted set
+ * under the prefix: the cost of a rare erasure, not of every event.
  */
 export async function eraseRedisTraces(
   redis: Redis | Cluster,
   prefix: string,
   queues: readonly Queue[],
   accountId: string,
-): Promise<{ keys: number; members: number; jobs: number }> {
+): Promise<RemovedJobs & { keys: number; members: number }> {
   let keys = 0;
   let members = 0;
   for (const node of nodesOf(redis)) {
@@ -62,28 +62,15 @@ export async function eraseRedisTraces(
     }
   }
   let jobs = 0;
+  let skipped = 0;
   for (const queue of queues) {
-    for (let start = 0; ; start += PAGE) {
-      const page = await queue.getJobs(JOB_STATES, start, start + PAGE - 1, true);
-      if (page.length === 0) break;
-      const theirs = page.filter(
-        (job) => (job?.data as { accountId?: unknown } | undefined)?.accountId === accountId,
-      );
-      let removed = 0;
-      for (const job of theirs) {
-        // A job a worker holds cannot be removed; the next round finds it finished.
-        if (
-          await job.remove().then(
-            () => true,
-            () => false,
-          )
-        )
-          removed += 1;
-      }
-      jobs += removed;
-      // Removed jobs leave the listing: the next page starts that many earlier.
-      start -= removed;
-    }
+    const removed = await removeJobs(queue, (page) =>
+      page.filter(
+        (job) => (job.data as { accountId?: unknown } | undefined)?.accountId === accountId,
+      ),
+    );
+    jobs += removed.jobs;
+    skipped += removed.skipped;
   }
-  return { keys, members, jobs };
+  return { keys, members, jobs, skipped };
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { databaseFailureOf } from '@ingest/db';
 import { failAccountEvents, inTransaction } from '@ingest/event-log';
+import { deleteAccountArticles } from './articles.js';
 
 export interface ErasureRequest {
   accountId: string;
@@ -27,7 +28,8 @@ const CONFLICT_TRIES = 5;
  * - its unfinished events are failed, which fences them: a worker about to apply one
  *   finds it no longer in the state it read, and rolls its change back; events recorded
  *   later (through a key still cached) are skipped by every worker (see claims.ts);
- * - its articles and highlights are gone, so public reads answer 404 at once.
+ * - its articles and highlights are gone, so public reads answer 404 at once, with the
+ *   categories and slug counters that only its articles used (articles.ts).
  * The rest goes in the workers' erasure rounds (erasure-round.ts). Undefined when there
  * is no such account.
  *
@@ -72,14 +74,15 @@ async function startOnce(
     await failAccountEvents(tx, request.accountId);
     const counted = await tx.query<{ table: string; rows: number }>(
       `WITH keys AS (DELETE FROM api_keys WHERE account_id = $1 RETURNING 1),
-            highlights AS (DELETE FROM highlights WHERE account_id = $1 RETURNING 1),
-            articles AS (DELETE FROM articles WHERE account_id = $1 RETURNING 1)
+            highlights AS (DELETE FROM highlights WHERE account_id = $1 RETURNING 1)
        SELECT 'api_keys' AS table, count(*)::int AS rows FROM keys
-       UNION ALL SELECT 'highlights', count(*)::int FROM highlights
-       UNION ALL SELECT 'articles', count(*)::int FROM articles`,
+       UNION ALL SELECT 'highlights', count(*)::int FROM highlights`,
       [request.accountId],
     );
-    const counts = Object.fromEntries(counted.rows.map((row) => [row.table, row.rows]));
+    const counts = {
+      ...Object.fromEntries(counted.rows.map((row) => [row.table, row.rows])),
+      ...(await deleteAccountArticles(tx, request.accountId, null)),
+    };
     const { rows } = await tx.query<{ started_at: Date }>(
       `INSERT INTO account_erasures (id, account_id, requested_by, operator_id, counts)
        VALUES ($1, $2, $3, $4, $5) RETURNING started_at`,

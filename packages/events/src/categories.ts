@@ -24,18 +24,31 @@ const keyOf = (name: string) => name.trim().toLowerCase();
  * that files an article under it. A transaction resolves all the categories its events
  * name at once, in one order (by name key), so that two transactions creating the same
  * new categories cannot deadlock; when two create one at once, the second's `DO NOTHING`
- * waits for the first's commit. Ids seen committed are kept in `cache`.
+ * waits for the first's commit. Ids seen committed are kept in `cache`. An erasure
+ * (@ingest/erasure) deletes the categories only its account's articles used, so a cached
+ * id is confirmed before use, in one statement that also holds it until the transaction
+ * ends; one gone is found or created again by name.
  */
 export function createCategoryResolver(cache: CategoryCache): CategoryResolver {
   return {
     async resolve(tx, names) {
-      const ids = new Map<string, string>();
-      const missing = new Map<string, string>(); // key -> name as first given
+      const given = new Map<string, string>(); // key -> name as first given
+      const cached = new Map<string, string>(); // key -> id
       for (const name of names) {
         const key = keyOf(name);
+        if (given.has(key)) continue;
+        given.set(key, name.trim());
         const known = cache.idOf(key);
-        if (known !== undefined) ids.set(key, known);
-        else if (!missing.has(key)) missing.set(key, name.trim());
+        if (known !== undefined) cached.set(key, known);
+      }
+      const confirmed =
+        cached.size === 0 ? new Set<string>() : await confirm(tx, [...cached.values()]);
+      const ids = new Map<string, string>();
+      const missing = new Map<string, string>();
+      for (const [key, name] of given) {
+        const id = cached.get(key);
+        if (id !== undefined && confirmed.has(id)) ids.set(key, id);
+        else missing.set(key, name);
       }
       if (missing.size > 0) {
         for (const { key, id, isCommitted } of await findOrCreate(tx, missing)) {
@@ -52,6 +65,16 @@ export function createCategoryResolver(cache: CategoryCache): CategoryResolver {
       };
     },
   };
+}
+
+/**
+ * The ids of `ids` whose category is still there, each locked as the articles' foreign key
+ * locks it (KEY SHARE, in id order) so that it stays until the transaction ends.
+ */
+async function confirm(tx: Tx, ids: string[]): Promise<Set<string>> {
+  const rows = await tx.$queryRaw<Array<{ id: string }>>`
+    SELECT id FROM categories WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR KEY SHARE`;
+  return new Set(rows.map((row) => row.id));
 }
 
 type Found = { key: string; id: string; isCommitted: boolean };

@@ -1,7 +1,8 @@
 /**
  * Category ids by name key, for the transactions of one worker runtime. Only ids seen
- * committed belong here: categories are never deleted, so such an id stays valid, while
- * one a transaction created would vanish if that transaction rolled back.
+ * committed belong here: one a transaction created would vanish if that transaction
+ * rolled back. An erasure may delete a category since: the resolver confirms a cached id
+ * before it uses it (categories.ts).
  */
 export interface CategoryCache {
   idOf(key: string): string | undefined;
