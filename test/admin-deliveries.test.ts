@@ -77,6 +77,7 @@ interface AdminDeliveryView {
   messageId: string;
   status: string;
   accountId: string;
+  accountHandle: string;
   eventId: string | null;
   type: string;
 }
@@ -109,6 +110,21 @@ describe("operators' endpoints", () => {
       lastError: { responseStatus: 500, error: expect.stringContaining('500') },
     });
     expect(endpoint).not.toHaveProperty('secret');
+    // The account named by its handle, in any case, as the event search takes it.
+    const byHandle = await asAdmin(
+      'GET',
+      `/api/admin/endpoints?accountId=${owner.handle.toUpperCase()}`,
+    );
+    expect(byHandle.json<{ items: Array<{ id: string }> }>().items.map((e) => e.id)).toEqual([
+      endpointId,
+    ]);
+    const nobody = await asAdmin('GET', '/api/admin/endpoints?accountId=no_such_handle');
+    expect(nobody.json<{ items: unknown[] }>().items).toEqual([]);
+    expectProblem(
+      await asAdmin('GET', '/api/admin/endpoints?accountId=ab-cd'),
+      400,
+      'VALIDATION_FAILED',
+    );
 
     // The state filter: failing until a success, disabled once its owner disables it.
     const failing = await asAdmin(
@@ -189,10 +205,16 @@ describe("operators' deliveries", () => {
     const okId = await pinged(owner, endpointId);
 
     expect((await deliveries({ accountId: owner.id })).map((d) => d.id)).toEqual([okId, failedId]);
+    expect((await deliveries({ accountId: owner.handle.toUpperCase() })).map((d) => d.id)).toEqual([
+      okId,
+      failedId,
+    ]);
+    expect(await deliveries({ accountId: 'no_such_handle' })).toEqual([]);
     const [failed] = await deliveries({ endpointId, status: 'failed' });
     expect(failed).toMatchObject({
       id: failedId,
       accountId: owner.id,
+      accountHandle: owner.handle,
       type: 'ping',
       eventId: null,
     });
@@ -200,7 +222,11 @@ describe("operators' deliveries", () => {
     const resent = await asAdmin('POST', `/api/admin/deliveries/${failedId}/resend`);
     expect(resent.statusCode, resent.body).toBe(202);
     const again = resent.json<AdminDeliveryView>();
-    expect(again).toMatchObject({ messageId: failed?.messageId, status: 'pending' });
+    expect(again).toMatchObject({
+      messageId: failed?.messageId,
+      status: 'pending',
+      accountHandle: owner.handle,
+    });
     await expect
       .poll(async () => (await deliveries({ endpointId })).find((d) => d.id === again.id)?.status, {
         timeout: 15_000,
@@ -228,7 +254,15 @@ describe("operators' deliveries", () => {
       .toBe('failed');
 
     receivers.script(path, [{ status: 200 }]);
-    const bulk = await asAdmin('POST', '/api/admin/deliveries/resend', { accountId: owner.id });
+    const elsewhere = { accountId: 'no_such_handle' };
+    expect((await asAdmin('POST', '/api/admin/deliveries/resend', elsewhere)).json()).toEqual({
+      resent: 0,
+      more: false,
+    });
+    // By its handle, as the lists take it.
+    const bulk = await asAdmin('POST', '/api/admin/deliveries/resend', {
+      accountId: owner.handle.toUpperCase(),
+    });
     expect(bulk.statusCode, bulk.body).toBe(200);
     expect(bulk.json()).toEqual({ resent: 2, more: false });
     await expect

@@ -1,11 +1,16 @@
 // The operators' history (GET /api/admin/history): what the API and the workers count
-// each minute, per account too, and the backlog the workers sample, seen after the fact.
+// each minute, per account too, and the backlog the workers sample, seen after the fact
+// and after a restart of the API.
+import { createApiRuntime, type ApiRuntime } from '@ingest/api/runtime';
+import { loadApiConfig } from '@ingest/config';
+import { createLogger } from '@ingest/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, registerAccount, type RegisteredAccount } from './support/accounts.js';
 import { registerAdmin } from './support/admin.js';
 import { accept, articleData, finalReceipt, sendEvent, uniqueSlug } from './support/content.js';
 import { expectProblem } from './support/problems.js';
-import { startTestApi, type TestApi } from './support/test-api.js';
+import { startTestApi, type TestApi, type TestApp } from './support/test-api.js';
+import { testEnv } from './support/test-env.js';
 import { startWorkerProcess, type WorkerProcess } from './support/worker-process.js';
 
 const RATE_LIMIT = 30;
@@ -35,24 +40,24 @@ interface History {
   refusedByReason: Record<string, number>;
 }
 
-const asAdmin = (method: 'GET' | 'POST', url: string) =>
-  api.app.inject({
+const asAdmin = (method: 'GET' | 'POST', url: string, app: TestApp = api.app) =>
+  app.inject({
     method,
     url,
     headers: bearer(admin.token),
     ...(method === 'POST' ? { payload: {} } : {}),
   });
 
-async function historyOf(account?: string, window = 'hour'): Promise<History> {
+async function historyOf(account?: string, window = 'hour', app?: TestApp): Promise<History> {
   const query = new URLSearchParams({ window, ...(account === undefined ? {} : { account }) });
-  const response = await asAdmin('GET', `/api/admin/history?${query.toString()}`);
+  const response = await asAdmin('GET', `/api/admin/history?${query.toString()}`, app);
   expect(response.statusCode, response.body).toBe(200);
   return response.json<History>();
 }
 
 /** Each figure summed over the window, gauges at their highest. */
-async function totalsOf(account?: string, window = 'hour') {
-  const { points } = await historyOf(account, window);
+async function totalsOf(account?: string, window = 'hour', app?: TestApp) {
+  const { points } = await historyOf(account, window, app);
   const sum = (name: keyof Point) => points.reduce((total, point) => total + point[name], 0);
   return {
     accepted: sum('accepted'),
@@ -147,5 +152,56 @@ describe('history', () => {
   it('answers 404 for an account that does not exist, 400 for a window it does not know', async () => {
     expectProblem(await asAdmin('GET', '/api/admin/history?account=nobody_here'), 404, 'NOT_FOUND');
     expectProblem(await asAdmin('GET', '/api/admin/history?window=week'), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('history through a restart of the API', () => {
+  /**
+   * Another API instance on this file's database, Redis prefix and JWT secret: as one
+   * process of a deployment before a restart, then the process after it.
+   */
+  async function startInstance(): Promise<ApiRuntime> {
+    const env = testEnv(api.tag, { JWT_SECRET: api.deps.config.auth.jwtSecret });
+    const runtime = await createApiRuntime(loadApiConfig(env), {
+      logger: createLogger({ level: 'silent', name: 'api' }),
+      connectionName: `test-api-${api.tag}-restarted`,
+    });
+    await runtime.app.ready();
+    return runtime;
+  }
+
+  it('reads the same totals from a new API after the one that counted them closed', async () => {
+    const { account, key } = await publisher();
+    const before = await startInstance();
+    let totals: Awaited<ReturnType<typeof totalsOf>>;
+    try {
+      const through = { ...api, app: before.app, deps: before.deps };
+      const applied = await accept(
+        through,
+        key,
+        'article.create',
+        articleData({ slug: uniqueSlug() }),
+      );
+      const failing = await accept(through, key, 'article.delete', {
+        slug: uniqueSlug('missing'),
+      });
+      expect((await sendEvent(through, key, 'article.create', { title: '' })).statusCode).toBe(400);
+      expect((await finalReceipt(through, key, applied)).status).toBe('succeeded');
+      expect((await finalReceipt(through, key, failing)).status).toBe('failed');
+      await expect
+        .poll(() => totalsOf(account.handle, 'hour', before.app), { timeout: 15_000 })
+        .toMatchObject({ accepted: 2, applied: 1, failed: 1, rejected: 1 });
+      totals = await totalsOf(account.handle, 'hour', before.app);
+    } finally {
+      await before.close();
+    }
+
+    const after = await startInstance();
+    try {
+      expect(await totalsOf(account.handle, 'hour', after.app)).toEqual(totals);
+      expect(await totalsOf(account.handle, 'day', after.app)).toEqual(totals);
+    } finally {
+      await after.close();
+    }
   });
 });

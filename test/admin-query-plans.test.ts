@@ -238,6 +238,12 @@ describe('the operator event search uses an index for each filter', () => {
       () => ({ status: 'failed', error: 'ARTICLE_NOT_FOUND' }),
       'webhook_logs_status_received_at_idx',
     ],
+    // Nor has the time an event failed: it rides on the failed events' index too.
+    [
+      'failed since, among failed events',
+      () => ({ failedSince: hoursAgo(1) }),
+      'webhook_logs_status_received_at_idx',
+    ],
     [
       'from and to',
       () => ({ from: hoursAgo(72), to: hoursAgo(48) }),

@@ -234,11 +234,20 @@ describe('queue state', () => {
       processing: expect.any(Number),
       capped: false,
     });
-    // Failed and rejected events in the log: these, and any other file's.
-    for (const status of ['failed', 'rejected'] as const) {
+    // Succeeded, failed and rejected events in the log: these, and any other file's.
+    for (const status of ['succeeded', 'failed', 'rejected'] as const) {
       expect(state.kept[status].count).toBeGreaterThanOrEqual(1);
       expect(state.kept[status].exact || state.kept[status].count === 10_000).toBe(true);
     }
+    // Past the bound, succeeded events are estimated, and only then.
+    const { succeeded } = state.kept;
+    if (succeeded.exact) expect(succeeded.estimate).toBeNull();
+    else expect(succeeded.estimate === null || succeeded.estimate > 10_000).toBe(true);
+    // The lag of the newest events applied: the one applied above at least.
+    expect(state.lag.events).toBeGreaterThanOrEqual(1);
+    expect(state.lag.events).toBeLessThanOrEqual(200);
+    expect(state.lag.p50Seconds).toBeGreaterThanOrEqual(0);
+    expect(state.lag.maxSeconds).toBeGreaterThanOrEqual(state.lag.p50Seconds);
     expect(state).not.toHaveProperty('throughput'); // GET /api/admin/history has it
   });
 
@@ -425,10 +434,6 @@ describe('event search, detail and replay', () => {
       ],
       capped: false,
     });
-    const later = new Date(Date.now() + 60_000).toISOString();
-    expect(
-      (await asAdmin('POST', '/api/admin/events/retry', { slug, failedSince: later })).json(),
-    ).toEqual({ retried: 0, leftOut: 0 });
 
     // By default only the failure a retry can fix; the others are counted, not retried.
     expect((await asAdmin('POST', '/api/admin/events/retry', { slug })).json()).toEqual({
@@ -453,6 +458,52 @@ describe('event search, detail and replay', () => {
     expect((await api.deps.db.prisma.article.findUnique({ where: { slug } }))?.excerpt).toBe(
       'take 2',
     );
+    expect((await sendEvent(api, key, 'article.delete', { slug })).statusCode).toBe(202);
+  });
+
+  it('finds, previews and retries the events that failed since a time, not those before', async () => {
+    const slug = uniqueSlug();
+    const update = (excerpt: string) => accept(api, key, 'article.update', { slug, excerpt });
+    const before = await update('before');
+    const earlier = await finalReceipt(api, key, before);
+    expect(earlier.status).toBe('failed');
+    // A millisecond after the earlier failure: the database's clock set finishedAt.
+    const since = new Date(Date.parse(String(earlier.finishedAt)) + 1).toISOString();
+    const after = [await update('after 1'), await update('after 2')];
+    for (const id of after) expect((await finalReceipt(api, key, id)).status).toBe('failed');
+
+    const query = `slug=${slug}&failedSince=${encodeURIComponent(since)}`;
+    const found = await asAdmin('GET', `/api/admin/events?${query}`);
+    // Newest first.
+    expect(found.json().items.map((event: { id: string }) => event.id)).toEqual(
+      [...after].reverse(),
+    );
+    expect(found.json().matches).toEqual({ count: 2, exact: true });
+    // Failed events only, whatever else the search asks.
+    expect(
+      (await asAdmin('GET', `/api/admin/events?${query}&status=succeeded`)).json().items,
+    ).toEqual([]);
+
+    const named = { slug, error: 'ARTICLE_NOT_FOUND' };
+    expect(
+      (
+        await asAdmin('POST', '/api/admin/events/retry/preview', { ...named, failedSince: since })
+      ).json(),
+    ).toMatchObject({ willRetry: 2, leftOut: 0 });
+    expect((await asAdmin('POST', '/api/admin/events/retry/preview', named)).json()).toMatchObject({
+      willRetry: 3,
+    });
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect(
+      (await asAdmin('POST', '/api/admin/events/retry', { ...named, failedSince: later })).json(),
+    ).toEqual({ retried: 0, leftOut: 0 });
+
+    await finalReceipt(api, key, await accept(api, key, 'article.create', articleData({ slug })));
+    expect(
+      (await asAdmin('POST', '/api/admin/events/retry', { ...named, failedSince: since })).json(),
+    ).toEqual({ retried: 2, leftOut: 0 });
+    for (const id of after) expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
+    expect((await getReceipt(api, key, before)).json()).toMatchObject({ status: 'failed' });
     expect((await sendEvent(api, key, 'article.delete', { slug })).statusCode).toBe(202);
   });
 });

@@ -59,6 +59,15 @@ afterAll(async () => {
 });
 
 const text = async (testid: string) => (await page.getByTestId(testid).textContent()) ?? '';
+/** A time as a `datetime-local` field takes it: local time, to the second. */
+const localInput = (ms: number) => {
+  const at = new Date(ms);
+  const two = (value: number) => String(value).padStart(2, '0');
+  return (
+    `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}` +
+    `T${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`
+  );
+};
 const count = async (name: string) => Number(await text(`count-${name}`));
 /** expect.poll with room for a busy machine: the whole suite runs files in parallel. */
 const eventually = <Value>(read: () => Promise<Value>, timeout = 10_000) =>
@@ -131,6 +140,17 @@ describe('dashboard', () => {
         await eventually(() => text('queue-state')).toBe('running');
         await eventually(() => count('waiting'), 20_000).toBe(0);
         for (const id of ids) expect((await finalReceipt(api, key, id)).status).toBe('succeeded');
+        // Applied: the last hour's succeeded (this file's history) counts them, the lag is
+        // measured over the newest applied, and the log's succeeded are counted or, past
+        // 10,000 (the test database is shared), estimated.
+        await eventually(async () => Number(await text('events-succeeded'))).toBeGreaterThanOrEqual(
+          30,
+        );
+        const duration = /^(\d+ ms|\d+(\.\d)? s|\d+ min \d+ s|\d+ h \d+ min)$/;
+        expect(await text('events-lag-p50')).toMatch(duration);
+        expect(await text('events-lag-max')).toMatch(duration);
+        expect(await text('lag-note')).toMatch(/^Lag: accepted → applied, of the \d+ newest/);
+        expect(await text('events-succeeded-kept')).toMatch(/^(\d+|\d+\+|≈ \S+)$/);
       } finally {
         await api.app.inject({
           method: 'POST',
@@ -336,6 +356,50 @@ describe('dashboard', () => {
       const article = await api.deps.db.prisma.article.findUnique({ where: { slug } });
       expect(article?.excerpt).toBe('second');
       await page.getByTestId('filter-error').fill('');
+    },
+  );
+
+  it(
+    'retries from a time: "Failed since" reaches the retry preview',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      const slug = uniqueSlug();
+      const update = (excerpt: string) => accept(api, key, 'article.update', { slug, excerpt });
+      const early = await finalReceipt(api, key, await update('early'));
+      expect(early.status).toBe('failed');
+      // The field takes whole seconds: the second after the early failure, then one later.
+      const since = (Math.floor(Date.parse(String(early.finishedAt)) / 1000) + 1) * 1000;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, since + 50 - Date.now())));
+      const late = await update('late');
+      expect((await finalReceipt(api, key, late)).status).toBe('failed');
+
+      await page.getByTestId('search-reset').click();
+      await page.getByTestId('filter-slug').fill(slug);
+      await page.getByTestId('filter-error').fill('ARTICLE_NOT_FOUND');
+      await page.getByTestId('filter-failedSince').fill(localInput(since));
+      await submitSearch(page);
+      const rows = page.getByTestId('event-row');
+      await eventually(() => rows.count()).toBe(1);
+      expect(await rows.first().getAttribute('data-event-id')).toBe(late);
+
+      const preview = page.waitForRequest((request) =>
+        request.url().endsWith('/api/admin/events/retry/preview'),
+      );
+      let question = '';
+      page.once('dialog', (dialog) => {
+        question = dialog.message();
+        void dialog.dismiss();
+      });
+      await page.getByTestId('bulk-retry').click();
+      expect((await preview).postDataJSON()).toMatchObject({
+        slug,
+        error: 'ARTICLE_NOT_FOUND',
+        failedSince: new Date(since).toISOString(),
+      });
+      await eventually(async () => question).toContain('Retry 1 failed event ');
+      expect(question).toContain(`failedSince = ${new Date(since).toISOString()}`);
+      expect(question).toContain('ARTICLE_NOT_FOUND: 1');
+      await page.getByTestId('search-reset').click();
     },
   );
 

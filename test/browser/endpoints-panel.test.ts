@@ -1,6 +1,7 @@
 // The dashboard's endpoints panel in a real browser, against the real API over HTTP: a
 // paused endpoint shows its state apart from a failing one, with why; a filter shows as
-// compact JSON cut short (all of it on hover), limits as read; a plain endpoint shows none.
+// compact JSON cut short (all of it on hover), limits as read; a plain endpoint shows none;
+// the owner's handle opens the account's page.
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,15 @@ describe('the endpoints panel', () => {
     expect(await plainRow.getByTestId('endpoint-filter').textContent()).toBe('all');
     expect(await plainRow.getByTestId('endpoint-limits').textContent()).toBe('—');
     expect(await plainRow.getByTestId('endpoint-paused-reason').count()).toBe(0);
+
+    // The account's handle opens its page, as in the events list.
+    const owner = row.getByTestId('account-open');
+    expect(await owner.textContent()).toBe(publisher.handle);
+    expect(await owner.getAttribute('title')).toBe(publisher.id);
+    await owner.click();
+    await eventually(async () => page.getByTestId('account-handle').textContent()).toBe(
+      publisher.handle,
+    );
     expect(browser.problems).toEqual([]);
   }, 60_000);
 });

@@ -2,6 +2,7 @@
 // (filter, limits), how the last day's deliveries went, the last error; resend that one
 // delivery, or every failed message of an endpoint. Pausing and resuming are the owner's.
 import type { AdminEndpoint, AdminEndpointList } from '@ingest/contracts';
+import { accountLink } from './account-link';
 import { adminApi, ApiError } from './api';
 import { badge, el, fill } from './dom';
 import { formatClock, formatTime } from './format';
@@ -110,7 +111,11 @@ export function createEndpointsPanel(onChanged: () => void): EndpointsPanel {
       'tr',
       { testid: 'endpoint-row', 'data-endpoint': endpoint.id, 'data-state': endpoint.state },
       el('td', { class: 'mono', title: endpoint.description ?? undefined }, endpoint.url),
-      el('td', {}, endpoint.account.handle),
+      el(
+        'td',
+        { testid: 'endpoint-account' },
+        accountLink(endpoint.account.id, endpoint.account.handle),
+      ),
       stateCell(endpoint),
       filterCell(endpoint),
       el('td', { class: 'num', testid: 'endpoint-limits' }, limits(endpoint)),

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   formatBytes,
   formatEstimate,
+  formatLag,
   formatMatches,
   formatPeriod,
   formatRetention,
+  formatRoughly,
   shortId,
 } from './format';
 
@@ -42,6 +44,11 @@ describe('storage figures', () => {
     expect(formatRetention(30)).toBe('30 days');
     expect(formatEstimate(null)).toBe('—');
     expect(formatEstimate(0)).toBe('≈ 0');
+    // Three figures, as the operator's locale abbreviates them.
+    const roughly = (value: number) =>
+      `≈ ${new Intl.NumberFormat(undefined, { notation: 'compact', maximumSignificantDigits: 3 }).format(value)}`;
+    expect(formatRoughly(36_443)).toBe(roughly(36_400));
+    expect(formatRoughly(1_234_567)).toBe(roughly(1_230_000));
   });
 });
 
@@ -56,5 +63,14 @@ describe('search counts', () => {
     expect(formatMatches({ count: 10_000, exact: false }, 25)).toBe(
       `more than ${bound} events match, 25 shown`,
     );
+  });
+});
+
+describe('lag', () => {
+  it('reads in milliseconds under a second, in seconds and minutes above', () => {
+    expect(formatLag(null)).toBe('—');
+    expect(formatLag(0.0424)).toBe('42 ms');
+    expect(formatLag(2.5)).toBe('2.5 s');
+    expect(formatLag(125)).toBe('2 min 5 s');
   });
 });

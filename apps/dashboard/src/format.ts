@@ -38,6 +38,12 @@ export function formatSeconds(seconds: number | null): string {
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
+/** A lag: milliseconds under a second (a queue keeping up is that fast), else as formatSeconds. */
+export function formatLag(seconds: number | null): string {
+  if (seconds === null) return '—';
+  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : formatSeconds(seconds);
+}
+
 /** Milliseconds between two instants, or a dash while one is missing. */
 export function formatBetween(start: string | null, end: string | null): string {
   if (start === null || end === null) return '—';
@@ -87,6 +93,14 @@ export const formatRetention = (days: number): string =>
 /** The planner's row estimate: approximate by nature, unknown until analysed. */
 export const formatEstimate = (rows: number | null): string =>
   rows === null ? '—' : `≈ ${rows.toLocaleString()}`;
+
+const compact = new Intl.NumberFormat(undefined, {
+  notation: 'compact',
+  maximumSignificantDigits: 3,
+});
+
+/** An estimate where room is short: three significant figures, `≈ 36.4K`. */
+export const formatRoughly = (value: number): string => `≈ ${compact.format(value)}`;
 
 /**
  * What a search's count says: how many events match, and how many of them the rows show

@@ -1,22 +1,62 @@
-// Live queue state: jobs per state, workers, the oldest waiting job, pause and resume.
-import type { History, PauseState, QueueState } from '@ingest/contracts';
+// Live queue state: events by status, lag, jobs per state, workers, the job next in line,
+// pause and resume.
+import type { BoundedCount, History, PauseState, QueueState } from '@ingest/contracts';
 import { adminApi, ApiError } from './api';
 import { el, fill } from './dom';
-import { formatClock, formatSeconds } from './format';
+import { formatClock, formatLag, formatRoughly, formatSeconds } from './format';
 
 const COUNTS = ['waiting', 'active', 'delayed', 'failed', 'paused', 'completed'] as const;
 
-/** The headline figures: events in the log, and the last hour's failures and refusals. */
-const FIGURES = [
-  { name: 'queued', label: 'events queued' },
-  { name: 'processing', label: 'processing' },
-  { name: 'failed', label: 'failed, last hour' },
-  { name: 'rejected', label: 'rejected, last hour' },
-  { name: 'refused', label: 'refused (429/503), last hour' },
-  { name: 'failed-kept', label: 'failed, in the log' },
-  { name: 'rejected-kept', label: 'rejected, in the log' },
+/**
+ * The headline figures, events and not jobs, in three groups: from the event log now, from
+ * the per-minute history over the last hour, and from the event log over all it keeps.
+ */
+const GROUPS = [
+  {
+    title: 'Events now',
+    figures: [
+      { name: 'queued', label: 'queued' },
+      { name: 'processing', label: 'processing' },
+      { name: 'lag-p50', label: 'lag, median' },
+      { name: 'lag-max', label: 'lag, highest' },
+    ],
+  },
+  {
+    title: 'Last hour',
+    figures: [
+      { name: 'succeeded', label: 'succeeded (applied)' },
+      { name: 'failed', label: 'failed' },
+      { name: 'rejected', label: 'rejected (400)' },
+      { name: 'refused', label: 'refused (429/503)' },
+    ],
+  },
+  {
+    title: 'In the log',
+    figures: [
+      { name: 'succeeded-kept', label: 'succeeded' },
+      { name: 'failed-kept', label: 'failed' },
+      { name: 'rejected-kept', label: 'rejected' },
+    ],
+  },
 ] as const;
-type Figure = (typeof FIGURES)[number]['name'];
+type Figure = (typeof GROUPS)[number]['figures'][number]['name'];
+
+/** A count the log keeps: exact, estimated past the bound, or the bound with a `+`. */
+const keptText = ({
+  count,
+  exact,
+  estimate = null,
+}: BoundedCount & { estimate?: number | null }) =>
+  exact ? String(count) : estimate === null ? `${count}+` : formatRoughly(estimate);
+
+/** How the log's succeeded figure was had: counted, or estimated past the bound. */
+function succeededNote({ count, exact, estimate }: QueueState['kept']['succeeded']): string {
+  if (exact) return 'Counted';
+  const bound = count.toLocaleString();
+  return estimate === null
+    ? `More than ${bound}: counted up to there`
+    : `About ${estimate.toLocaleString()}, from the database's statistics (counted: more than ${bound})`;
+}
 
 export interface QueuePanel {
   element: HTMLElement;
@@ -30,10 +70,12 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
   const values = new Map(
     COUNTS.map((name) => [name, el('strong', { testid: `count-${name}` }, '…')]),
   );
-  // From the event log and the per-minute counts: events, not jobs kept in Redis.
-  const figures = new Map(
-    FIGURES.map(({ name }) => [name, el('strong', { testid: `events-${name}` }, '…')]),
-  );
+  const figures = new Map<Figure, HTMLElement>();
+  for (const group of GROUPS) {
+    for (const { name } of group.figures)
+      figures.set(name, el('strong', { testid: `events-${name}` }, '…'));
+  }
+  const lagNote = el('p', { class: 'muted note', testid: 'lag-note' });
   const state = el('span', { class: 'badge', testid: 'queue-state' }, '…');
   const workers = el('strong', { testid: 'queue-workers' }, '…');
   const oldest = el('strong', { testid: 'queue-oldest' }, '…');
@@ -61,6 +103,17 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
   });
   resume.addEventListener('click', () => act(adminApi.resume));
 
+  const group = ({ title, figures: names }: (typeof GROUPS)[number]) => [
+    el('h3', { class: 'muted' }, title),
+    el(
+      'div',
+      { class: 'tiles tiles-4' },
+      ...names.map(({ name, label }) =>
+        el('div', { class: `tile tile-${name}` }, figures.get(name), el('span', {}, label)),
+      ),
+    ),
+  ];
+
   const element = el(
     'section',
     { class: 'card queue', testid: 'queue-panel', 'aria-labelledby': 'queue-title' },
@@ -73,13 +126,10 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
       pause,
       resume,
     ),
-    el(
-      'div',
-      { class: 'tiles' },
-      ...FIGURES.map(({ name, label }) =>
-        el('div', { class: `tile tile-${name}` }, figures.get(name), el('span', {}, label)),
-      ),
-    ),
+    ...group(GROUPS[0]),
+    lagNote,
+    ...group(GROUPS[1]),
+    ...group(GROUPS[2]),
     el('h3', { class: 'muted' }, 'Jobs in Redis'),
     el(
       'div',
@@ -92,7 +142,16 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
       'p',
       { class: 'facts' },
       el('span', {}, 'Workers ', workers),
-      el('span', {}, 'Oldest waiting ', oldest),
+      el(
+        'span',
+        {
+          title:
+            'How long the job next in line (the head of the fair order between accounts) has ' +
+            "waited. A busy account's events may have waited longer: see Waiting, by account.",
+        },
+        'Next in line waited ',
+        oldest,
+      ),
       updated,
     ),
     error,
@@ -102,30 +161,30 @@ export function createQueuePanel(onChanged: () => void): QueuePanel {
     element,
     update(queue, history) {
       for (const [name, node] of values) node.textContent = String(queue.counts[name]);
-      const lastHour = (name: 'failed' | 'rejected' | 'refused') =>
-        history.points.reduce((sum, minute) => sum + minute[name], 0);
-      const shown: Record<Figure, number> = {
-        queued: queue.events.queued,
-        processing: queue.events.processing,
+      const lastHour = (name: 'applied' | 'failed' | 'rejected' | 'refused') =>
+        String(history.points.reduce((sum, minute) => sum + minute[name], 0));
+      const unfinished = (count: number) => `${count}${queue.events.capped ? '+' : ''}`;
+      const shown: Record<Figure, string> = {
+        queued: unfinished(queue.events.queued),
+        processing: unfinished(queue.events.processing),
+        'lag-p50': formatLag(queue.lag.p50Seconds),
+        'lag-max': formatLag(queue.lag.maxSeconds),
+        succeeded: lastHour('applied'),
         failed: lastHour('failed'),
         rejected: lastHour('rejected'),
         refused: lastHour('refused'),
-        'failed-kept': queue.kept.failed.count,
-        'rejected-kept': queue.kept.rejected.count,
+        'succeeded-kept': keptText(queue.kept.succeeded),
+        'failed-kept': keptText(queue.kept.failed),
+        'rejected-kept': keptText(queue.kept.rejected),
       };
-      const capped: Record<Figure, boolean> = {
-        queued: queue.events.capped,
-        processing: queue.events.capped,
-        failed: false,
-        rejected: false,
-        refused: false,
-        'failed-kept': !queue.kept.failed.exact,
-        'rejected-kept': !queue.kept.rejected.exact,
-      };
-      for (const [name, node] of figures) {
-        node.textContent = `${shown[name]}${capped[name] ? '+' : ''}`;
-        node.parentElement?.classList.toggle('alert', name === 'failed' && shown[name] > 0);
-      }
+      for (const [name, node] of figures) node.textContent = shown[name];
+      figures.get('failed')?.parentElement?.classList.toggle('alert', shown.failed !== '0');
+      figures.get('succeeded-kept')?.setAttribute('title', succeededNote(queue.kept.succeeded));
+      lagNote.textContent =
+        queue.lag.events === 0
+          ? 'Lag: no event accepted in the last hour has been applied yet.'
+          : `Lag: accepted → applied, of the ${queue.lag.events} newest events accepted in the ` +
+            'last hour and applied (replays left out). Those still waiting are not in it.';
       fill(state, queue.paused ? 'paused' : 'running');
       state.className = `badge badge-${queue.paused ? 'paused' : 'running'}`;
       pause.disabled = queue.paused;

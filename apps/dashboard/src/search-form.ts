@@ -62,6 +62,14 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
     testid: 'filter-from',
   });
   const to = el('input', { name: 'to', type: 'datetime-local', step: 1, testid: 'filter-to' });
+  // Failed events that failed from then on, whenever they came: what a retry after a fix
+  // (a deploy, an outage's end) should take again.
+  const failedSince = el('input', {
+    name: 'failedSince',
+    type: 'datetime-local',
+    step: 1,
+    testid: 'filter-failedSince',
+  });
   const payload = text('payload', '{"category":"News"}');
   const error = el('div', { class: 'error', role: 'alert', testid: 'search-error', hidden: true });
 
@@ -77,6 +85,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
     field('API key id', apiKeyId),
     field('Received from', from),
     field('Received before', to),
+    field('Failed since', failedSince),
     field('Payload contains (JSON)', payload, true),
     el(
       'div',
@@ -99,6 +108,7 @@ export function createSearchForm(extraButtons: HTMLElement[]): SearchForm {
       error: errorCode.value.trim(),
       from: localInputToIso(from.value),
       to: localInputToIso(to.value),
+      failedSince: localInputToIso(failedSince.value),
       payload: payload.value.trim(),
     }),
     showError(failure) {

@@ -1,6 +1,7 @@
 // Schemas of the operators' view of outgoing webhooks: every account's endpoints with how
 // their deliveries go, the deliveries themselves, and resending them.
 import { z } from 'zod';
+import { EventSearchFields } from './admin.js';
 import { PageQueryFields, pageOf } from './pagination.js';
 import { storableText } from './safe-text.js';
 import {
@@ -20,7 +21,8 @@ export const AdminEndpointQuerySchema = z.strictObject({
     description:
       'enabled: delivering; failing: enabled, every delivery failing since `failingSince`; paused: deliveries held until it is resumed; disabled: by its owner or by the service',
   }),
-  accountId: uuid().optional(),
+  // As the event search takes it: an id or a handle.
+  accountId: EventSearchFields.accountId,
   ...PageQueryFields,
 });
 export type AdminEndpointQuery = z.infer<typeof AdminEndpointQuerySchema>;
@@ -56,7 +58,7 @@ export type AdminEndpointList = z.infer<typeof AdminEndpointListSchema>;
 
 const DeliveryFilterFields = {
   endpointId: uuid().optional(),
-  accountId: uuid().optional(),
+  accountId: EventSearchFields.accountId,
   type: storableText(0, 100).optional().meta({ description: 'A message type, or `ping`' }),
   eventId: uuid().optional().meta({ description: 'The incoming event whose change it tells of' }),
 };
@@ -70,6 +72,7 @@ export type AdminDeliveryQuery = z.infer<typeof AdminDeliveryQuerySchema>;
 
 export const AdminDeliverySchema = DeliverySchema.extend({
   accountId: z.uuid(),
+  accountHandle: z.string(),
   eventId: z.uuid().nullable(),
 }).meta({ id: 'AdminDelivery' });
 export type AdminDelivery = z.infer<typeof AdminDeliverySchema>;

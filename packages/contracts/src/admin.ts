@@ -13,6 +13,21 @@ export const BoundedCountSchema = z.object({
     description: `False when there are more than ${EVENT_COUNT_LIMIT.toLocaleString('en')}: \`count\` is then that bound`,
   }),
 });
+export type BoundedCount = z.infer<typeof BoundedCountSchema>;
+
+/** A count of the succeeded events the log keeps: exact up to EVENT_COUNT_LIMIT, then an estimate. */
+const SucceededCountSchema = BoundedCountSchema.extend({
+  estimate: z
+    .int()
+    .min(0)
+    .nullable()
+    .meta({
+      description: `When \`exact\` is false: the planner's estimate of the log's rows less the unfinished, failed and rejected events counted, an approximation that reads no row. Null when the count is exact, or when the estimate is below ${EVENT_COUNT_LIMIT.toLocaleString('en')} (statistics not gathered yet)`,
+    }),
+});
+
+/** How many of the newest applied events the queue state's lag is measured over. */
+export const LAG_SAMPLE_EVENTS = 200;
 
 export const QueueStateSchema = z
   .object({
@@ -56,10 +71,25 @@ export const QueueStateSchema = z
         description:
           'Unfinished events in the event log: queued (waiting, parked or between retries) and processing (a retry or redelivery in flight)',
       }),
-    kept: z.object({ failed: BoundedCountSchema, rejected: BoundedCountSchema }).meta({
-      description:
-        'Failed and rejected events in the event log, all it keeps (EVENT_LOG_RETENTION_DAYS): failed for good in the worker, refused with a 400 by the API',
-    }),
+    kept: z
+      .object({
+        succeeded: SucceededCountSchema,
+        failed: BoundedCountSchema,
+        rejected: BoundedCountSchema,
+      })
+      .meta({
+        description:
+          'Succeeded, failed and rejected events in the event log, all it keeps (EVENT_LOG_RETENTION_DAYS): applied by a worker, failed for good in the worker, refused with a 400 by the API',
+      }),
+    lag: z
+      .object({
+        events: z.int().min(0).meta({ description: 'The applied events measured' }),
+        p50Seconds: z.number().min(0).nullable(),
+        maxSeconds: z.number().min(0).nullable(),
+      })
+      .meta({
+        description: `Seconds from accepted to applied (receivedAt to finishedAt), median and highest, of the newest ${LAG_SAMPLE_EVENTS} events accepted in the last hour and applied, replays left out; null when there are none. Events still waiting are not in it: oldestWaitingAgeSeconds is theirs`,
+      }),
   })
   .meta({ id: 'QueueState' });
 export type QueueState = z.infer<typeof QueueStateSchema>;
@@ -110,6 +140,10 @@ export const EventSearchFields = {
     .meta({ description: "The code of the event's error (failed and rejected events)" }),
   from: timestamp().optional().meta({ description: 'Received at or after' }),
   to: timestamp().optional().meta({ description: 'Received before' }),
+  failedSince: timestamp().optional().meta({
+    description:
+      'Failed events only: those that failed at or after this time (their finishedAt), whenever they were received',
+  }),
   payload: jsonObject.optional().meta({
     description:
       'JSON object the payload must contain (JSONB containment), e.g. {"category":"News"}',
@@ -172,9 +206,7 @@ export const BulkRetryRequestSchema = z.strictObject({
   error: EventSearchFields.error,
   from: EventSearchFields.from,
   to: EventSearchFields.to,
-  failedSince: timestamp()
-    .optional()
-    .meta({ description: 'Only events that failed at or after this time (their finishedAt)' }),
+  failedSince: EventSearchFields.failedSince,
   payload: z
     .record(z.string(), z.unknown())
     .refine(isStorableJson, STORABLE_JSON_MESSAGE)

@@ -451,7 +451,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Queue state: jobs per state, workers, oldest waiting job, last hour throughput */
+    /** Queue state: events by status in the log, lag, jobs per state, workers, oldest waiting job */
     get: operations['getQueueState'];
     put?: never;
     post?: never;
@@ -1112,7 +1112,7 @@ export interface components {
       status: 'failed';
       /** Format: uuid */
       endpointId?: string;
-      /** Format: uuid */
+      /** @description The account's id, or its handle (any case) */
       accountId?: string;
       /** @description A message type, or `ping` */
       type?: string;
@@ -2030,8 +2030,15 @@ export interface components {
         /** @description More than 100,000 events are unfinished: the counts stop there */
         capped: boolean;
       };
-      /** @description Failed and rejected events in the event log, all it keeps (EVENT_LOG_RETENTION_DAYS): failed for good in the worker, refused with a 400 by the API */
+      /** @description Succeeded, failed and rejected events in the event log, all it keeps (EVENT_LOG_RETENTION_DAYS): applied by a worker, failed for good in the worker, refused with a 400 by the API */
       kept: {
+        succeeded: {
+          count: number;
+          /** @description False when there are more than 10,000: `count` is then that bound */
+          exact: boolean;
+          /** @description When `exact` is false: the planner's estimate of the log's rows less the unfinished, failed and rejected events counted, an approximation that reads no row. Null when the count is exact, or when the estimate is below 10,000 (statistics not gathered yet) */
+          estimate: number | null;
+        };
         failed: {
           count: number;
           /** @description False when there are more than 10,000: `count` is then that bound */
@@ -2042,6 +2049,13 @@ export interface components {
           /** @description False when there are more than 10,000: `count` is then that bound */
           exact: boolean;
         };
+      };
+      /** @description Seconds from accepted to applied (receivedAt to finishedAt), median and highest, of the newest 200 events accepted in the last hour and applied, replays left out; null when there are none. Events still waiting are not in it: oldestWaitingAgeSeconds is theirs */
+      lag: {
+        /** @description The applied events measured */
+        events: number;
+        p50Seconds: number | null;
+        maxSeconds: number | null;
       };
     };
     OperatorEvent: {
@@ -2364,6 +2378,7 @@ export interface components {
       finishedAt: string | null;
       /** Format: uuid */
       accountId: string;
+      accountHandle: string;
       eventId: string | null;
     };
     AdminDeliveryList: {
@@ -2419,7 +2434,7 @@ export interface components {
       operator: {
         /** @description Null once the operator's account is gone */
         id: string | null;
-        /** @description The operator's email when they made the change */
+        /** @description The operator's email when they made the change; `(erased operator)` once their account is erased */
         email: string;
       };
       from: components['schemas']['AccountShare'];
@@ -7912,6 +7927,8 @@ export interface operations {
         from?: string;
         /** @description Received before */
         to?: string;
+        /** @description Failed events only: those that failed at or after this time (their finishedAt), whenever they were received */
+        failedSince?: string;
         /** @description JSON object the payload must contain (JSONB containment), e.g. {"category":"News"} */
         payload?: string;
         limit?: number;
@@ -8384,7 +8401,7 @@ export interface operations {
           to?: string;
           /**
            * Format: date-time
-           * @description Only events that failed at or after this time (their finishedAt)
+           * @description Failed events only: those that failed at or after this time (their finishedAt), whenever they were received
            */
           failedSince?: string;
           /** @description JSON object the payload must contain (JSONB containment) */
@@ -8564,7 +8581,7 @@ export interface operations {
           to?: string;
           /**
            * Format: date-time
-           * @description Only events that failed at or after this time (their finishedAt)
+           * @description Failed events only: those that failed at or after this time (their finishedAt), whenever they were received
            */
           failedSince?: string;
           /** @description JSON object the payload must contain (JSONB containment) */
@@ -8711,6 +8728,7 @@ export interface operations {
       query?: {
         /** @description enabled: delivering; failing: enabled, every delivery failing since `failingSince`; paused: deliveries held until it is resumed; disabled: by its owner or by the service */
         state?: 'enabled' | 'failing' | 'paused' | 'disabled';
+        /** @description The account's id, or its handle (any case) */
         accountId?: string;
         limit?: number;
         /** @description `nextCursor` of the previous page */
@@ -8833,6 +8851,7 @@ export interface operations {
     parameters: {
       query?: {
         endpointId?: string;
+        /** @description The account's id, or its handle (any case) */
         accountId?: string;
         /** @description A message type, or `ping` */
         type?: string;

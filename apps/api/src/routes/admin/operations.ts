@@ -40,7 +40,8 @@ export const adminOperationRoutes: FastifyPluginAsyncZod<{ deps: ApiDeps }> = as
       schema: {
         ...common,
         operationId: 'getQueueState',
-        summary: 'Queue state: jobs per state, workers, oldest waiting job, last hour throughput',
+        summary:
+          'Queue state: events by status in the log, lag, jobs per state, workers, oldest waiting job',
         response: { 200: json(QueueStateSchema, 'The queue as Redis holds it now'), ...denied },
       },
     },

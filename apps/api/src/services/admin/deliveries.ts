@@ -17,6 +17,7 @@ import { inOneSnapshot } from '../one-snapshot.js';
 import { rowsAfter, toPage } from '../pagination.js';
 import { presentDelivery, type DeliveryRow } from '../present-delivery.js';
 import { DELIVERY_FIELDS, deliverAgain, queueDeliveries } from '../webhook-deliveries.js';
+import { accountByRef, accountCondition } from './account-ref.js';
 
 type Deps = Pick<ApiDeps, 'db' | 'config' | 'deliveryQueue' | 'logger'>;
 
@@ -26,6 +27,11 @@ const STATE_FILTERS = {
   paused: { enabled: true, pausedAt: { not: null } },
   disabled: { enabled: false },
 } as const satisfies Record<AdminEndpoint['state'], Prisma.WebhookEndpointWhereInput>;
+
+/** The endpoints of the account an operator names, by its id or its handle. */
+const endpointsOf = (account: string): Prisma.WebhookEndpointWhereInput => ({
+  account: accountByRef(account),
+});
 
 interface EndpointFigures {
   endpointId: string;
@@ -104,7 +110,7 @@ export async function listAllEndpoints(deps: Deps, query: AdminEndpointQuery) {
     const rows = await tx.webhookEndpoint.findMany({
       where: {
         ...(query.state === undefined ? {} : STATE_FILTERS[query.state]),
-        ...(query.accountId === undefined ? {} : { accountId: query.accountId }),
+        ...(query.accountId === undefined ? {} : endpointsOf(query.accountId)),
         ...rowsAfter(query.cursor, 'createdAt'),
       },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -124,14 +130,19 @@ export async function listAllEndpoints(deps: Deps, query: AdminEndpointQuery) {
 
 const ADMIN_DELIVERY_FIELDS = {
   ...DELIVERY_FIELDS,
-  message: { select: { type: true, accountId: true, eventId: true } },
+  message: {
+    select: { type: true, accountId: true, eventId: true, account: { select: { handle: true } } },
+  },
 } as const satisfies Prisma.WebhookDeliverySelect;
 
-type AdminDeliveryRow = DeliveryRow & { message: { accountId: string; eventId: string | null } };
+type AdminDeliveryRow = DeliveryRow & {
+  message: { accountId: string; eventId: string | null; account: { handle: string } };
+};
 
 const presentAdminDelivery = (row: AdminDeliveryRow): AdminDelivery => ({
   ...presentDelivery(row),
   accountId: row.message.accountId,
+  accountHandle: row.message.account.handle,
   eventId: row.message.eventId,
 });
 
@@ -140,7 +151,7 @@ type DeliveryFilters = Pick<AdminDeliveryQuery, 'endpointId' | 'accountId' | 'ty
 const whereDeliveries = (filters: DeliveryFilters): Prisma.WebhookDeliveryWhereInput => ({
   ...(filters.endpointId === undefined ? {} : { endpointId: filters.endpointId }),
   // Through the endpoint: an account has few, each read through its deliveries' index.
-  ...(filters.accountId === undefined ? {} : { endpoint: { accountId: filters.accountId } }),
+  ...(filters.accountId === undefined ? {} : { endpoint: endpointsOf(filters.accountId) }),
   ...(filters.type === undefined && filters.eventId === undefined
     ? {}
     : {
@@ -172,10 +183,18 @@ export async function searchDeliveries(deps: Deps, query: AdminDeliveryQuery) {
 export async function resendDelivery(deps: Deps, deliveryId: string): Promise<AdminDelivery> {
   const previous = await deps.db.prisma.webhookDelivery.findUnique({
     where: { id: deliveryId },
-    select: { messageId: true, endpointId: true },
+    select: {
+      messageId: true,
+      endpointId: true,
+      message: { select: { account: { select: { handle: true } } } },
+    },
   });
   if (previous === null) throw new AppError('NOT_FOUND', 'No delivery with this id');
-  return presentAdminDelivery(await deliverAgain(deps, previous, ADMIN_DELIVERY_FIELDS));
+  const again = await deliverAgain(deps, previous, ADMIN_DELIVERY_FIELDS);
+  // The message's account, read with the delivery it came from: deliverAgain's type does
+  // not carry a relation selected under another.
+  const { account } = previous.message;
+  return presentAdminDelivery({ ...again, message: { ...again.message, account } });
 }
 
 /**
@@ -192,7 +211,9 @@ export async function resendFailed(
     request.endpointId === undefined
       ? null
       : Prisma.sql`d.endpoint_id = ${request.endpointId}::uuid`,
-    request.accountId === undefined ? null : Prisma.sql`e.account_id = ${request.accountId}::uuid`,
+    request.accountId === undefined
+      ? null
+      : accountCondition(request.accountId, Prisma.sql`e.account_id`),
     request.type === undefined ? null : Prisma.sql`m.type = ${request.type}`,
     request.eventId === undefined ? null : Prisma.sql`m.event_id = ${request.eventId}::uuid`,
   ].filter((filter) => filter !== null);

@@ -2,6 +2,7 @@ import type { EventSearchFilters, EventSearchQuery, OperatorEvent } from '@inges
 import { Prisma } from '@ingest/db';
 import { idBoundaryAt, rangesWithoutKey, type IdRange } from '@ingest/event-log';
 import type { ApiDeps } from '../../deps.js';
+import { accountCondition } from './account-ref.js';
 import { decodeCursor, toPage, type Position } from '../pagination.js';
 import { countMatches } from './event-count.js';
 import { readEveryPartition } from './every-partition.js';
@@ -55,15 +56,6 @@ export async function namesOf(
   };
 }
 
-/**
- * An account filter: an id as it is, a handle (no hyphen, so never a UUID) through one
- * lookup that PostgreSQL runs once, before it reads the account's index.
- */
-const accountCondition = (account: string): Prisma.Sql =>
-  account.includes('-')
-    ? Prisma.sql`account_id = ${account}::uuid`
-    : Prisma.sql`account_id = (SELECT id FROM accounts WHERE handle = ${account.toLowerCase()})`;
-
 export const OPERATOR_EVENT_COLUMNS = Prisma.sql`
   id, event, status, attempts, received_at AS "receivedAt", started_at AS "startedAt",
   finished_at AS "finishedAt", result, error, account_id AS "accountId", api_key_id AS "apiKeyId",
@@ -107,6 +99,14 @@ export function searchConditions(filters: EventSearchFilters): Prisma.Sql {
   if (filters.to !== undefined) {
     const to = new Date(filters.to);
     conditions.push(Prisma.sql`received_at < ${to}`, idsBefore(to.getTime() + CLOCK_MARGIN_MS));
+  }
+  // No index of its own, and no bound on the ids (an event fails any time after it came):
+  // read through the status index, as the error code is.
+  if (filters.failedSince !== undefined) {
+    conditions.push(
+      Prisma.sql`status = 'failed'`,
+      Prisma.sql`finished_at >= ${new Date(filters.failedSince)}`,
+    );
   }
   if (filters.payload !== undefined) {
     conditions.push(Prisma.sql`payload @> ${JSON.stringify(filters.payload)}::jsonb`);

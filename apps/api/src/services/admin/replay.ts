@@ -63,12 +63,8 @@ const PREVIEW_LIMIT = 100_000;
 type BulkRetry = Omit<BulkRetryRequest, 'status'>;
 
 /** The failed events a bulk retry matches, before leaving out failures of their own. */
-function matching({ failedSince, includeOwnFailures: _, ...filters }: BulkRetry): Prisma.Sql {
-  const where = searchConditions({ ...filters, status: 'failed' });
-  return failedSince === undefined
-    ? where
-    : Prisma.sql`${where} AND finished_at >= ${new Date(failedSince)}`;
-}
+const matching = ({ includeOwnFailures: _, ...filters }: BulkRetry): Prisma.Sql =>
+  searchConditions({ ...filters, status: 'failed' });
 
 /**
  * Whether a matching event is retried: its attempts ran out on a cause outside it, or the
