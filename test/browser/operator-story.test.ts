@@ -142,6 +142,21 @@ describe('an operator on the dashboard', () => {
           `^${BACKLOG} accepted · ${BACKLOG - MISSING - 1} applied · ${MISSING + 1} failed .*backlog peak ${BACKLOG}$`,
         ),
       );
+      // On the chart itself: the cursor's readout of the backlog, over every minute drawn:
+      // none an hour ago, the peak in the minute it grew and drained (queued is 0 above).
+      const backlogChart = accountPage.getByTestId('history-backlog');
+      await backlogChart.scrollIntoViewIfNeeded();
+      const box = await backlogChart.locator('.u-over').boundingBox();
+      if (box === null) throw new Error('the backlog chart is not drawn');
+      const depthReadout = backlogChart.locator('.u-legend .u-series').nth(1).locator('.u-value');
+      const readouts: number[] = [];
+      for (let x = box.x + 1; x < box.x + box.width; x += box.width / 180) {
+        await page.mouse.move(x, box.y + box.height / 2);
+        readouts.push(Number(await depthReadout.textContent()) || 0);
+      }
+      expect(Math.max(...readouts)).toBe(BACKLOG);
+      expect(readouts[0]).toBe(0);
+      await page.mouse.move(0, 0);
       await screenshot('dashboard-account.png');
 
       // Its failures, then those of one code.

@@ -68,7 +68,7 @@ function eventsChart(target: HTMLElement, history: History): uPlot {
     {
       width: Math.max(target.clientWidth, 300),
       height: HEIGHT,
-      legend: { live: false },
+      legend: { live: true },
       scales: { y: { range: yFromZero } },
       axes: [timeAxis(), { label: 'events / bucket', size: 50 }],
       series: [
@@ -93,7 +93,7 @@ function backlogChart(target: HTMLElement, history: History): uPlot {
     {
       width: Math.max(target.clientWidth, 300),
       height: HEIGHT,
-      legend: { live: false },
+      legend: { live: true },
       scales: { y: { range: yFromZero }, s: { range: yFromZero } },
       axes: [
         timeAxis(),
