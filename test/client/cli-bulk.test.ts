@@ -2,48 +2,34 @@
 // and then by a crash (SIGKILL) part-way, and run again to the end, makes exactly 10,000
 // events, one per line, against the real service (API and worker processes). A crash
 // while a recorded batch's answer is on its way: resumed, its lines are the same events.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runTsEntry, spawnProcess, typeScriptEntry } from '@ingest/test-harness';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL } from '../support/test-database.js';
+import { describe, expect, it } from 'vitest';
 import { startFaultProxy } from './fault-proxy.js';
 import {
   eventsOfAccount as eventsOf,
   lastResults,
   recorded,
   untilRecorded,
+  useBulkSetUp,
 } from './support/bulk-publish.js';
-import { newPublisher, startService, type RunningService } from './support/service.js';
+import { newPublisher } from './support/service.js';
 
 const CLI = 'packages/client/src/cli/main.ts';
 const EVENTS = 10_000;
 
-let service: RunningService;
-let db: pg.Pool;
-let dir: string;
-beforeAll(async () => {
-  service = await startService();
-  db = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
-  dir = await mkdtemp(join(tmpdir(), 'ingest-cli-'));
-}, 60_000);
-afterAll(async () => {
-  await service?.stop();
-  await db?.end();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+const setUp = useBulkSetUp('ingest-cli-');
 
-const eventsOfAccount = (accountId: string) => eventsOf(db, accountId);
+const eventsOfAccount = (accountId: string) => eventsOf(setUp.db, accountId);
 
 describe('ingest publish --file', () => {
   it('publishes every line exactly once, in batches, across a Ctrl-C and a crash', async () => {
-    const { key, account } = await newPublisher(service);
+    const { key, account } = await newPublisher(setUp.service);
     // In front of the service, passing every call on: to see that lines go in batches.
-    const proxy = await startFaultProxy(service.url, []);
-    const file = join(dir, 'events.ndjson');
+    const proxy = await startFaultProxy(setUp.service.url, []);
+    const file = join(setUp.dir, 'events.ndjson');
     const results = `${file}.results.ndjson`;
     const run = Math.random().toString(36).slice(2, 8);
     const lines = Array.from({ length: EVENTS }, (_, n) =>
@@ -53,7 +39,7 @@ describe('ingest publish --file', () => {
       }),
     );
     await writeFile(file, `${lines.join('\n')}\n`);
-    const env = { INGEST_URL: proxy.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
+    const env = { INGEST_URL: proxy.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: setUp.dir };
     const args = ['publish', '--file', file, '--batch-size', '50', '--concurrency', '4'];
     const start = () =>
       spawnProcess({ name: 'ingest', nodeArgs: [...typeScriptEntry(CLI), ...args], env });
@@ -79,7 +65,7 @@ describe('ingest publish --file', () => {
     expect(last.stderr).toMatch(/failed when applied\s+0\n/);
     expect(last.stderr).toMatch(/already done \(results file\)\s+[1-9]/);
 
-    const { rows } = await db.query<{ events: number; slugs: number }>(
+    const { rows } = await setUp.db.query<{ events: number; slugs: number }>(
       `SELECT count(*)::int AS events, count(DISTINCT payload->>'slug')::int AS slugs
        FROM webhook_logs WHERE account_id = $1`,
       [account.id],
@@ -117,8 +103,8 @@ describe('ingest publish --file', () => {
   }, 240_000);
 
   it('resumes a batch recorded by the service whose answer a crash cut off: the same events', async () => {
-    const { key, account } = await newPublisher(service);
-    const file = join(dir, 'cut-off.ndjson');
+    const { key, account } = await newPublisher(setUp.service);
+    const file = join(setUp.dir, 'cut-off.ndjson');
     const run = Math.random().toString(36).slice(2, 8);
     const lines = Array.from({ length: 120 }, (_, n) =>
       JSON.stringify({
@@ -128,10 +114,10 @@ describe('ingest publish --file', () => {
     );
     await writeFile(file, `${lines.join('\n')}\n`);
     // The first batch reaches the service, which records it; its answer never comes back.
-    const proxy = await startFaultProxy(service.url, [
+    const proxy = await startFaultProxy(setUp.service.url, [
       { status: 0, afterPassingOn: true, hang: true },
     ]);
-    const env = { INGEST_URL: proxy.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
+    const env = { INGEST_URL: proxy.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: setUp.dir };
     const args = ['publish', '--file', file, '--batch-size', '50', '--concurrency', '1'];
     try {
       const first = spawnProcess({
@@ -158,8 +144,8 @@ describe('ingest publish --file', () => {
   }, 120_000);
 
   it('says what became of every line, and resumes a corrected line without sending an accepted one again', async () => {
-    const { key, account } = await newPublisher(service);
-    const file = join(dir, 'mixed.ndjson');
+    const { key, account } = await newPublisher(setUp.service);
+    const file = join(setUp.dir, 'mixed.ndjson');
     const results = `${file}.results.ndjson`;
     const slug = `mixed-${Math.random().toString(36).slice(2, 8)}`;
     const lines = [
@@ -170,7 +156,11 @@ describe('ingest publish --file', () => {
       JSON.stringify({ event: 'article.update', data: { slug: `${slug}-none`, title: 'T' } }),
     ];
     await writeFile(file, lines.join('\n'));
-    const env = { INGEST_URL: service.url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
+    const env = {
+      INGEST_URL: setUp.service.url,
+      INGEST_API_KEY: key.key,
+      XDG_CONFIG_HOME: setUp.dir,
+    };
     const first = await runTsEntry(CLI, { args: ['publish', '--file', file], env });
     expect(first.code, first.stderr).toBe(1);
     expect(first.stderr).toMatch(/refused\s+2\n\s+INVALID_LINE\s+1\n\s+VALIDATION_FAILED\s+1\n/);
@@ -212,7 +202,7 @@ describe('ingest publish --file', () => {
     expect((await lastResults(results)).get(3)).toMatchObject({ status: 'succeeded', nth: 0 });
 
     // The same results file for another events file is refused.
-    const other = join(dir, 'other.ndjson');
+    const other = join(setUp.dir, 'other.ndjson');
     await writeFile(other, lines[0]);
     const refused = await runTsEntry(CLI, {
       args: ['publish', '--file', other, '--results', results],

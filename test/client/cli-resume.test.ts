@@ -2,32 +2,22 @@
 // the real service (API and worker processes): a line is named by its text and its
 // occurrence among identical lines, never by its number, and the outcomes waited for are
 // those of every accepted line of the file, earlier runs' included.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTsEntry, spawnProcess, typeScriptEntry } from '@ingest/test-harness';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL } from '../support/test-database.js';
+import { describe, expect, it } from 'vitest';
 import { startFaultProxy } from './fault-proxy.js';
-import { eventsOfAccount, lastResults, untilRecorded } from './support/bulk-publish.js';
-import { newPublisher, startService, type RunningService } from './support/service.js';
+import {
+  eventsOfAccount,
+  lastResults,
+  untilRecorded,
+  useBulkSetUp,
+} from './support/bulk-publish.js';
+import { newPublisher } from './support/service.js';
 
 const CLI = 'packages/client/src/cli/main.ts';
 
-let service: RunningService;
-let db: pg.Pool;
-let dir: string;
-beforeAll(async () => {
-  service = await startService();
-  db = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
-  dir = await mkdtemp(join(tmpdir(), 'ingest-resume-'));
-}, 60_000);
-afterAll(async () => {
-  await service?.stop();
-  await db?.end();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-});
+const setUp = useBulkSetUp('ingest-resume-');
 
 const tag = () => Math.random().toString(36).slice(2, 8);
 const create = (data: Record<string, unknown>) =>
@@ -36,17 +26,17 @@ const create = (data: Record<string, unknown>) =>
 const INVALID = create({ title: '' });
 
 /** A new account, and `ingest publish --file <file>` as its publisher, through `url`. */
-async function publisher(url = service.url) {
-  const { key, account } = await newPublisher(service);
-  const env = { INGEST_URL: url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: dir };
+async function publisher(url = setUp.service.url) {
+  const { key, account } = await newPublisher(setUp.service);
+  const env = { INGEST_URL: url, INGEST_API_KEY: key.key, XDG_CONFIG_HOME: setUp.dir };
   const publish = (file: string, ...extra: string[]) =>
     runTsEntry(CLI, { args: ['publish', '--file', file, ...extra], env, timeoutMs: 120_000 });
-  return { account, env, publish, events: () => eventsOfAccount(db, account.id) };
+  return { account, env, publish, events: () => eventsOfAccount(setUp.db, account.id) };
 }
 
 /** The account's accepted events, by a field of their data. */
 async function acceptedBy(accountId: string, field: string): Promise<Record<string, number>> {
-  const { rows } = await db.query<{ value: string; n: number }>(
+  const { rows } = await setUp.db.query<{ value: string; n: number }>(
     `SELECT payload->>$2 AS value, count(*)::int AS n FROM webhook_logs
      WHERE account_id = $1 AND status <> 'rejected' GROUP BY 1`,
     [accountId, field],
@@ -57,7 +47,7 @@ async function acceptedBy(accountId: string, field: string): Promise<Record<stri
 describe('ingest publish --file, resumed', () => {
   it('publishes a line inserted at the top, and no accepted line again when others are deleted', async () => {
     const { account, publish, events } = await publisher();
-    const file = join(dir, 'inserted.ndjson');
+    const file = join(setUp.dir, 'inserted.ndjson');
     const run = tag();
     const article = (n: number) => create({ title: `Moved ${n}`, slug: `moved-${run}-${n}` });
     await writeFile(
@@ -90,7 +80,7 @@ describe('ingest publish --file, resumed', () => {
 
   it('publishes identical lines as one event each, and one more copy as one more', async () => {
     const { account, publish, events } = await publisher();
-    const file = join(dir, 'identical.ndjson');
+    const file = join(setUp.dir, 'identical.ndjson');
     const title = `Same ${tag()}`;
     const same = create({ title });
     const other = create({ title: `${title} other` });
@@ -121,10 +111,10 @@ describe('ingest publish --file, resumed', () => {
 
   it('does not send again a line the service refused, unchanged, wherever it moved', async () => {
     // In front of the service, passing every call on: to see what each run sends.
-    const proxy = await startFaultProxy(service.url, []);
+    const proxy = await startFaultProxy(setUp.service.url, []);
     try {
       const { publish, events } = await publisher(proxy.url);
-      const file = join(dir, 'refused.ndjson');
+      const file = join(setUp.dir, 'refused.ndjson');
       const run = tag();
       const article = (n: number) => create({ title: `Kept ${n}`, slug: `kept-${run}-${n}` });
       await writeFile(file, [article(1), INVALID, article(2)].join('\n'));
@@ -163,7 +153,7 @@ describe('ingest publish --file, resumed', () => {
 
   it("waits, after a Ctrl-C, for the earlier run's events too, and records their outcomes", async () => {
     const { env, publish, events } = await publisher();
-    const file = join(dir, 'interrupted.ndjson');
+    const file = join(setUp.dir, 'interrupted.ndjson');
     const results = `${file}.results.ndjson`;
     const run = tag();
     const LINES = 2_000;
@@ -210,7 +200,7 @@ describe('ingest publish --file, resumed', () => {
 
   it("resumes a results file without occurrences (an older CLI's) while the file is unchanged", async () => {
     const { publish, events } = await publisher();
-    const file = join(dir, 'older.ndjson');
+    const file = join(setUp.dir, 'older.ndjson');
     const results = `${file}.results.ndjson`;
     const title = `Older ${tag()}`;
     const [a, b, c] = [

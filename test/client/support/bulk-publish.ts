@@ -1,7 +1,38 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunningProcess } from '@ingest/test-harness';
-import type pg from 'pg';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { TEST_DATABASE_URL } from '../../support/test-database.js';
+import { startService, type RunningService } from './service.js';
+
+export interface BulkSetUp {
+  service: RunningService;
+  db: pg.Pool;
+  /** A scratch directory for the test files' event and results files. */
+  dir: string;
+}
+
+/**
+ * The real service (API and worker processes), a pool on the test database and a
+ * scratch directory, started before the file's tests and stopped after them.
+ */
+export function useBulkSetUp(dirPrefix: string): BulkSetUp {
+  const setUp = {} as BulkSetUp;
+  beforeAll(async () => {
+    setUp.service = await startService();
+    setUp.db = new pg.Pool({ connectionString: TEST_DATABASE_URL, max: 2 });
+    setUp.dir = await mkdtemp(join(tmpdir(), dirPrefix));
+  }, 60_000);
+  afterAll(async () => {
+    await setUp.service?.stop();
+    await setUp.db?.end();
+    if (setUp.dir !== undefined) await rm(setUp.dir, { recursive: true, force: true });
+  });
+  return setUp;
+}
 
 /** Result lines an `ingest publish --file` has recorded so far (the header aside). */
 export async function recorded(path: string): Promise<number> {
