@@ -47,10 +47,13 @@ let firstSignalAt = 0;
 let killed = false;
 const signalled = new WeakSet();
 
+/** A child that was started and has not exited. */
+const running = (child) =>
+  child !== undefined && child.exitCode === null && child.signalCode === null;
+
 /** Sends `signal` to `child` unless it was sent one already or has exited. */
 function signalOnce(child, signal) {
-  if (child === undefined || signalled.has(child)) return;
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (!running(child) || signalled.has(child)) return;
   signalled.add(child);
   child.kill(signal);
 }
@@ -60,7 +63,7 @@ function signalOnce(child, signal) {
  * and under `--dev` its group holds tsx watch and the app that tsx runs.
  */
 function kill(child, group) {
-  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  if (!running(child)) return;
   try {
     process.kill(group ? -child.pid : child.pid, 'SIGKILL');
   } catch {
